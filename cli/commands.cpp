@@ -1,0 +1,137 @@
+#include "commands.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include "lockstep/log_compare.h"
+#include "lockstep/spec_engine.h"
+#include "lockstep/step_index.h"
+#include "lockstep/trace_io.h"
+
+namespace lockstep::cli {
+namespace {
+
+constexpr int kOk = 0, kFailed = 1, kBadInput = 2;
+
+std::unique_ptr<Engine> engine_named(const std::string&) { return make_spec_engine(); }
+
+int bad_input(const std::string& file, const Error& error) {
+  std::cerr << "lockstep: " << file << ": " << error.to_string() << "\n";
+  return kBadInput;
+}
+
+void print_coverage(const std::map<std::string, std::uint64_t>& hit, bool list_missed) {
+  auto index = read_step_index(web_locks_step_index_json());
+  if (!index) {
+    std::cerr << "lockstep: step index: " << index.error().message << "\n";
+    return;
+  }
+  CoverageReport report = coverage_report(index.value(), hit);
+  std::cerr << "coverage: " << report.summary() << "\n";
+  if (list_missed)
+    for (const std::string& m : report.missed) std::cerr << "  not exercised: " << m << "\n";
+  for (const std::string& u : report.unknown) std::cerr << "  not in the step index: " << u << "\n";
+}
+
+}  // namespace
+
+int run_command(const RunArgs& args) {
+  auto trace = read_trace_file(args.trace);
+  if (!trace) return bad_input(args.trace, trace.error());
+  RunOptions options;
+  options.coverage = args.coverage;
+  RunOutcome outcome = engine_named(args.engine)->run(trace.value(), options);
+  if (!outcome.ok()) {
+    if (outcome.failure().kind == RunFailure::Kind::Internal) {
+      std::cerr << "lockstep: internal error replaying " << args.trace << ": " << outcome.failure().error.message << "\n";
+      return kFailed;
+    }
+    return bad_input(args.trace, outcome.failure().error);
+  }
+  const RunResult& result = outcome.result();
+  std::string log_text = write_log(result.log);
+  if (args.output.empty()) {
+    std::cout << log_text;
+  } else {
+    std::ofstream out(args.output, std::ios::binary);
+    out << log_text;
+    if (!out) {
+      std::cerr << "lockstep: cannot write " << args.output << "\n";
+      return kBadInput;
+    }
+  }
+  if (args.choices)
+    for (std::size_t i = 0; i < result.choices.size(); ++i) std::cerr << "choice " << i << ": " << result.choices[i] << "\n";
+  if (args.coverage) print_coverage(result.steps_hit, true);
+  if (!args.expect.empty()) {
+    auto expected = read_log_file(args.expect);
+    if (!expected) return bad_input(args.expect, expected.error());
+    if (auto diff = first_difference(expected.value(), result.log)) {
+      std::cerr << "lockstep: " << args.trace << ": the log differs from " << args.expect << ": " << *diff << "\n";
+      return kFailed;
+    }
+  }
+  return kOk;
+}
+
+int validate_command(const std::string& path) {
+  auto trace = read_trace_file(path);
+  if (!trace) return bad_input(path, trace.error());
+  std::cout << path << ": valid lockstep-trace (" << trace->agents.size() << " agents, " << trace->steps.size()
+            << " steps)\n";
+  return kOk;
+}
+
+int corpus_command(const CorpusArgs& args) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (!fs::is_directory(args.dir, ec)) {
+    std::cerr << "lockstep: " << args.dir << ": not a folder\n";
+    return kBadInput;
+  }
+  std::vector<fs::path> traces;
+  for (const auto& entry : fs::recursive_directory_iterator(args.dir)) {
+    const std::string name = entry.path().filename().string();
+    if (entry.is_regular_file() && name.size() > 11 && name.substr(name.size() - 11) == ".trace.json")
+      traces.push_back(entry.path());
+  }
+  std::sort(traces.begin(), traces.end());
+  auto engine = engine_named(args.engine);
+  RunOptions options;
+  options.coverage = args.coverage;
+  std::map<std::string, std::uint64_t> hit;
+  int passed = 0, failed = 0;
+  for (const fs::path& path : traces) {
+    std::string t = path.string();
+    std::string expected_path = t.substr(0, t.size() - 11) + ".log.json";
+    std::string problem;
+    auto trace = read_trace_file(t);
+    if (!trace) {
+      problem = trace.error().to_string();
+    } else {
+      RunOutcome outcome = engine->run(trace.value(), options);
+      if (!outcome.ok()) {
+        problem = outcome.failure().error.to_string();
+      } else {
+        for (const auto& [id, n] : outcome.result().steps_hit) hit[id] += n;
+        auto expected = read_log_file(expected_path);
+        if (!expected) problem = expected.error().to_string();
+        else if (auto diff = first_difference(expected.value(), outcome.result().log)) problem = *diff;
+      }
+    }
+    if (problem.empty()) {
+      ++passed;
+      if (args.verbose) std::cout << "ok    " << t << "\n";
+    } else {
+      ++failed;
+      std::cout << "FAIL  " << t << ": " << problem << "\n";
+    }
+  }
+  if (args.coverage) print_coverage(hit, true);
+  std::cout << "corpus (" << engine->name() << " engine): " << passed << " passed, " << failed << " failed\n";
+  return failed == 0 ? kOk : kFailed;
+}
+
+}  // namespace lockstep::cli

@@ -1,0 +1,50 @@
+// lockstep: runs, validates and checks traces against the spec model.
+// Exit codes: 0 success, 1 internal error or a log that differs from what was expected,
+// 2 bad input (with the file and JSON pointer of the problem).
+#include <CLI/CLI.hpp>
+#include <iostream>
+
+#include "commands.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"lockstep: an executable model of the Web Locks API and Prioritized Task Scheduling"};
+  app.require_subcommand(1);
+  app.set_help_all_flag("--help-all", "Help for every command");
+
+  lockstep::cli::RunArgs run;
+  auto* run_cmd = app.add_subcommand("run", "Replay a trace and write its event log (lockstep-log JSON)");
+  run_cmd->add_option("trace", run.trace, "The trace file (lockstep-trace JSON)")->required();
+  run_cmd->add_option("--engine", run.engine, "Which engine replays it")->check(CLI::IsMember({"spec"}));
+  run_cmd->add_option("-o,--output", run.output, "Write the log here instead of stdout");
+  run_cmd->add_flag("--coverage", run.coverage, "Report on stderr which spec steps the run exercised");
+  run_cmd->add_option("--expect", run.expect, "Compare the log with this expected log; exit 1 if they differ");
+  run_cmd->add_flag("--choices", run.choices, "Print on stderr the choice taken at every choice point");
+
+  std::string validate_trace;
+  auto* validate_cmd = app.add_subcommand("validate", "Check a trace without running it");
+  validate_cmd->add_option("trace", validate_trace, "The trace file")->required();
+
+  lockstep::cli::CorpusArgs corpus;
+  auto* corpus_cmd = app.add_subcommand(
+      "corpus", "Replay every *.trace.json under a folder and compare with its *.log.json (the main job)");
+  corpus_cmd->add_option("dir", corpus.dir, "The corpus folder")->capture_default_str();
+  corpus_cmd->add_option("--engine", corpus.engine, "Which engine replays it")->check(CLI::IsMember({"spec"}));
+  corpus_cmd->add_flag("--coverage", corpus.coverage, "Report the spec steps the whole corpus exercised");
+  corpus_cmd->add_flag("-v,--verbose", corpus.verbose, "A line for every trace, not only failures");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int code = app.exit(e);
+    return code == 0 ? 0 : 2;
+  }
+  try {
+    if (*run_cmd) return lockstep::cli::run_command(run);
+    if (*validate_cmd) return lockstep::cli::validate_command(validate_trace);
+    if (*corpus_cmd) return lockstep::cli::corpus_command(corpus);
+  } catch (const std::exception& e) {
+    std::cerr << "lockstep: internal error: " << e.what() << "\n";
+    return 1;
+  }
+  return 1;
+}

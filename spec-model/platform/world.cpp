@@ -1,0 +1,240 @@
+#include "world.h"
+
+#include <algorithm>
+
+#include "errors.h"
+
+namespace lockstep::spec {
+
+// A unit is what one scheduling decision runs (I-1): one step set of a lock task queue, or one
+// event-loop iteration taking the first runnable task of one task source.
+struct World::Unit {
+  ParallelQueue* queue = nullptr;
+  EventLoop* loop = nullptr;
+  std::string source;
+  std::uint64_t seq = 0;
+  std::string name;  // as a schedule names it: "locks:<partition>" or "loop:<L>/<source>"
+};
+
+World::World() = default;
+World::~World() = default;
+
+Environment* World::add_environment(const Agent& agent) {
+  auto env = std::make_unique<Environment>();
+  env->trace_agent = &agent;
+  env->id = agent.id;
+  env->origin = agent.origin;
+  env->partition = agent.partition;
+  env->is_window = agent.kind == AgentKind::Window;
+  env->event_loop = event_loop(agent.event_loop);
+  if (!env->event_loop) {
+    event_loops_.push_back(std::make_unique<EventLoop>(agent.event_loop));
+    env->event_loop = event_loops_.back().get();
+  }
+  lock_task_queue(agent.partition);  // each partition is a user agent with its own queue (I-11)
+  Environment* raw = env.get();
+  environments_[agent.id] = std::move(env);
+  return raw;
+}
+
+Environment* World::environment(const std::string& id) {
+  auto it = environments_.find(id);
+  return it == environments_.end() ? nullptr : it->second.get();
+}
+
+EventLoop* World::event_loop(const std::string& name) {
+  for (auto& loop : event_loops_)
+    if (loop->name == name) return loop.get();
+  return nullptr;
+}
+
+ParallelQueue& World::lock_task_queue(const std::string& partition) {
+  ParallelQueue& q = lock_task_queues_[partition];
+  q.name = partition;
+  return q;
+}
+
+void World::queue_a_task(Environment* environment, const std::string& source, Steps steps,
+                         bool document_bound) {
+  if (environment->terminated) return;  // a terminated agent's event loop takes no more tasks
+  EventLoop& loop = *environment->event_loop;
+  auto it = std::find_if(loop.task_queues.begin(), loop.task_queues.end(),
+                         [&](const auto& q) { return q.first == source; });
+  if (it == loop.task_queues.end()) {
+    loop.task_queues.emplace_back(source, std::deque<Task>{});
+    it = std::prev(loop.task_queues.end());
+  }
+  it->second.push_back(Task{next_seq_++, source, environment, document_bound, std::move(steps)});
+}
+
+void World::queue_a_microtask(Environment* environment, Steps steps) {
+  if (environment->terminated) return;
+  environment->event_loop->microtask_queue.emplace_back(environment, std::move(steps));
+}
+
+void World::enqueue_steps(ParallelQueue& queue, Steps steps) {
+  queue.algorithm_queue.emplace_back(next_seq_++, std::move(steps));
+}
+
+void World::run_steps_after_a_timeout(std::uint64_t ms, Steps completion_steps) {
+  timers_.push_back(Timer{now_ + ms, next_seq_++, std::move(completion_steps)});
+}
+
+bool World::runnable(const Task& task) const {
+  // html#concept-task-runnable: a task is runnable if its document is null or fully active.
+  if (task.environment->terminated) return false;
+  if (!task.document_bound || !task.environment->is_window) return true;
+  return task.environment->document_fully_active;
+}
+
+std::vector<World::Unit> World::runnable_units() {
+  std::vector<Unit> units;
+  for (auto& [partition, queue] : lock_task_queues_)
+    if (!queue.algorithm_queue.empty())
+      units.push_back(Unit{&queue, nullptr, {}, queue.algorithm_queue.front().first, "locks:" + partition});
+  for (auto& loop : event_loops_)
+    for (auto& [source, tasks] : loop->task_queues)
+      for (const Task& task : tasks)
+        if (runnable(task)) {
+          units.push_back(Unit{nullptr, loop.get(), source, task.seq, "loop:" + loop->name + "/" + source});
+          break;  // the first runnable task of this queue (html#event-loop-processing-model 1)
+        }
+  return units;
+}
+
+std::size_t World::choose(const std::vector<Unit>& units) {
+  if (units.size() == 1) return 0;  // not a choice point
+  std::vector<std::size_t> candidates;
+  std::string pin;
+  if (next_pin_ < pinned_.size()) {
+    pin = pinned_[next_pin_];
+    for (std::size_t i = 0; i < units.size(); ++i) {
+      const std::string& n = units[i].name;
+      bool match = pin == "locks" ? units[i].queue != nullptr
+                                  : n == pin || (pin.rfind("loop:", 0) == 0 && pin.find('/') == std::string::npos &&
+                                                 n.rfind(pin + "/", 0) == 0);
+      if (match) candidates.push_back(i);
+    }
+    if (candidates.empty() || (pin == "locks" && candidates.size() > 1)) {
+      std::string names;
+      for (const Unit& u : units) names += (names.empty() ? "" : ", ") + u.name;
+      throw ReplayError{Error{"/schedule/" + std::to_string(next_pin_),
+                              "choice \"" + pin + "\" " +
+                                  (candidates.empty() ? "names nothing runnable here" : "is ambiguous here") +
+                                  "; runnable: " + names}};
+    }
+    ++next_pin_;
+  } else {
+    for (std::size_t i = 0; i < units.size(); ++i) candidates.push_back(i);
+  }
+  // Canonical policy (I-1, I-2): the oldest queued work among the candidates.
+  std::size_t best = candidates.front();
+  for (std::size_t i : candidates)
+    if (units[i].seq < units[best].seq) best = i;
+  choices_taken_.push_back(units[best].name);
+  return best;
+}
+
+void World::run_unit(const Unit& unit) {
+  if (unit.queue) {
+    Steps steps = std::move(unit.queue->algorithm_queue.front().second);
+    unit.queue->algorithm_queue.pop_front();
+    steps();
+    return;
+  }
+  EventLoop& loop = *unit.loop;
+  auto queue = std::find_if(loop.task_queues.begin(), loop.task_queues.end(),
+                            [&](const auto& q) { return q.first == unit.source; });
+  auto task_it = std::find_if(queue->second.begin(), queue->second.end(),
+                              [&](const Task& t) { return runnable(t); });
+  Task task = std::move(*task_it);
+  queue->second.erase(task_it);
+  // html#event-loop-processing-model steps 2-4: run the task, then a microtask checkpoint.
+  loop.running = task.environment;
+  task.steps();
+  loop.running = nullptr;
+  perform_a_microtask_checkpoint(loop);
+}
+
+void World::perform_a_microtask_checkpoint(EventLoop& loop) {
+  // html#perform-a-microtask-checkpoint
+  if (loop.performing_a_microtask_checkpoint) return;  // step 1
+  loop.performing_a_microtask_checkpoint = true;        // step 2
+  while (!loop.microtask_queue.empty()) {               // step 3
+    auto [environment, steps] = std::move(loop.microtask_queue.front());
+    loop.microtask_queue.pop_front();
+    if (environment->terminated) continue;  // I-10: a terminated agent runs nothing
+    loop.running = environment;
+    steps();
+    loop.running = nullptr;
+  }
+  // Steps 4-6 (rejected-promise notification, IndexedDB cleanup, ClearKeptObjects) have nothing
+  // observable in traces.
+  loop.performing_a_microtask_checkpoint = false;  // step 7
+}
+
+void World::run_task_now(Environment* environment, Steps steps) {
+  Task task{next_seq_++, kTraceTaskSource, environment, false, std::move(steps)};
+  if (environment->terminated) return;
+  EventLoop& loop = *environment->event_loop;
+  loop.running = environment;
+  task.steps();
+  loop.running = nullptr;
+  perform_a_microtask_checkpoint(loop);
+}
+
+void World::settle() {
+  // Every trace is finite and no op loops, so this bound only catches a model defect.
+  for (std::uint64_t guard = 0; guard < 100'000'000; ++guard) {
+    std::vector<Unit> units = runnable_units();
+    if (units.empty()) return;
+    run_unit(units[choose(units)]);
+  }
+  throw InternalError("the world did not settle within 10^8 units");
+}
+
+void World::advance_time(std::uint64_t ms) {
+  const std::uint64_t target = now_ + ms;
+  for (;;) {
+    auto earliest = std::min_element(timers_.begin(), timers_.end(),
+                                     [](const Timer& a, const Timer& b) { return a.due < b.due; });
+    if (earliest == timers_.end() || earliest->due > target) break;
+    now_ = earliest->due;
+    std::vector<Timer> due;
+    for (auto it = timers_.begin(); it != timers_.end();) {
+      if (it->due == now_) {
+        due.push_back(std::move(*it));
+        it = timers_.erase(it);
+      } else {
+        ++it;
+      }
+    }
+    std::sort(due.begin(), due.end(), [](const Timer& a, const Timer& b) { return a.order < b.order; });
+    for (Timer& t : due) t.steps();
+    settle();
+  }
+  now_ = target;
+}
+
+void World::terminate_environment(Environment* environment) {
+  environment->terminated = true;
+  EventLoop& loop = *environment->event_loop;
+  for (auto& [source, tasks] : loop.task_queues)
+    tasks.erase(std::remove_if(tasks.begin(), tasks.end(),
+                               [&](const Task& t) { return t.environment == environment; }),
+                tasks.end());
+  auto& mq = loop.microtask_queue;
+  mq.erase(std::remove_if(mq.begin(), mq.end(), [&](const auto& m) { return m.first == environment; }), mq.end());
+}
+
+void World::pin_choices(std::vector<std::string> choices) {
+  pinned_ = std::move(choices);
+  next_pin_ = 0;
+}
+
+void World::log(Environment* environment, std::string event,
+                std::vector<std::pair<std::string, Value>> members) {
+  log_.events.push_back(Event{current_step_, environment->id, std::move(event), std::move(members)});
+}
+
+}  // namespace lockstep::spec

@@ -1,0 +1,133 @@
+// The closed world a trace describes: environments, their event loops (HTML), one lock task queue
+// per user agent (a parallel queue), a virtual clock with timers, and the scheduler that decides,
+// at every choice point, which queue runs next (docs/interpretations.md I-1, I-2).
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "environment.h"
+#include "lockstep/log.h"
+#include "step.h"
+
+namespace lockstep::spec {
+
+using Steps = std::function<void()>;
+
+// https://html.spec.whatwg.org/#concept-task
+struct Task {
+  std::uint64_t seq = 0;  // world-wide order of queuing (I-1)
+  std::string source;     // its task source
+  Environment* environment = nullptr;
+  bool document_bound = true;  // false for the trace's own step tasks (I-3)
+  Steps steps;
+};
+
+// https://html.spec.whatwg.org/#event-loop
+class EventLoop {
+ public:
+  explicit EventLoop(std::string loop_name) : name(std::move(loop_name)) {}
+  std::string name;
+  // One task queue per task source, in the order the sources were first used.
+  std::vector<std::pair<std::string, std::deque<Task>>> task_queues;
+  std::deque<std::pair<Environment*, Steps>> microtask_queue;
+  bool performing_a_microtask_checkpoint = false;
+  Environment* running = nullptr;  // whose script the current task or microtask runs
+};
+
+// https://html.spec.whatwg.org/#parallel-queue
+struct ParallelQueue {
+  std::string name;
+  std::deque<std::pair<std::uint64_t, Steps>> algorithm_queue;
+};
+
+// Task source names used by the model.
+inline constexpr const char* kWebLocksTaskSource = "web-locks";  // web-locks#concepts
+inline constexpr const char* kTimerTaskSource = "timer";        // html#timer-task-source
+inline constexpr const char* kTraceTaskSource = "trace";        // the trace's own tasks (I-3)
+
+class World {
+ public:
+  World();
+  ~World();
+  World(const World&) = delete;
+  World& operator=(const World&) = delete;
+
+  // Objects of the model live as long as the world (the model is a closed, finite simulation).
+  template <class T, class... Args>
+  T* make(Args&&... args) {
+    auto owned = std::make_shared<T>(std::forward<Args>(args)...);
+    T* raw = owned.get();
+    arena_.push_back(std::move(owned));
+    return raw;
+  }
+
+  Environment* add_environment(const Agent& agent);
+  Environment* environment(const std::string& id);
+  EventLoop* event_loop(const std::string& name);
+  ParallelQueue& lock_task_queue(const std::string& partition);  // I-11
+
+  // https://html.spec.whatwg.org/#queue-a-task
+  void queue_a_task(Environment* environment, const std::string& source, Steps steps,
+                    bool document_bound = true);
+  // https://html.spec.whatwg.org/#queue-a-microtask
+  void queue_a_microtask(Environment* environment, Steps steps);
+  // https://html.spec.whatwg.org/#enqueue-the-following-steps (parallel queue)
+  void enqueue_steps(ParallelQueue& queue, Steps steps);
+  // https://html.spec.whatwg.org/#run-steps-after-a-timeout, on the virtual clock (I-4)
+  void run_steps_after_a_timeout(std::uint64_t ms, Steps completion_steps);
+
+  // Runs the task just queued by the trace (I-3) and its microtask checkpoint.
+  void run_task_now(Environment* environment, Steps steps);
+  // Runs units until nothing is runnable (the trace's "settle").
+  void settle();
+  // advanceTime (I-4)
+  void advance_time(std::uint64_t ms);
+  std::uint64_t now() const { return now_; }
+
+  // The agent ends now (I-10): its tasks and microtasks are discarded.
+  void terminate_environment(Environment* environment);
+
+  // Pinned choices (`schedule`), consumed one per choice point; then the canonical policy.
+  void pin_choices(std::vector<std::string> choices);
+  std::vector<std::string> choices_taken() const { return choices_taken_; }
+
+  // The log and the step the events belong to.
+  void set_current_step(int step) { current_step_ = step; }
+  void log(Environment* environment, std::string event, std::vector<std::pair<std::string, Value>> members);
+  Log& event_log() { return log_; }
+
+ private:
+  struct Unit;
+  std::vector<Unit> runnable_units();
+  bool runnable(const Task& task) const;
+  void run_unit(const Unit& unit);
+  void perform_a_microtask_checkpoint(EventLoop& loop);
+  std::size_t choose(const std::vector<Unit>& units);
+
+  std::vector<std::shared_ptr<void>> arena_;
+  std::map<std::string, std::unique_ptr<Environment>> environments_;
+  std::vector<std::unique_ptr<EventLoop>> event_loops_;
+  std::map<std::string, ParallelQueue> lock_task_queues_;
+  struct Timer {
+    std::uint64_t due;
+    std::uint64_t order;
+    Steps steps;
+  };
+  std::vector<Timer> timers_;
+  std::uint64_t now_ = 0;
+  std::uint64_t next_seq_ = 1;
+  std::vector<std::string> pinned_;
+  std::size_t next_pin_ = 0;
+  std::vector<std::string> choices_taken_;
+  int current_step_ = 0;
+  Log log_;
+};
+
+}  // namespace lockstep::spec

@@ -1,0 +1,282 @@
+#include "trace_runner.h"
+
+#include "../platform/errors.h"
+
+namespace lockstep::spec {
+
+// A running body: an async function suspended at an await, or a plain function running through.
+struct TraceRunner::Activation {
+  Environment* environment = nullptr;
+  const std::vector<Action>* body = nullptr;
+  std::size_t pc = 0;
+  Promise* promise = nullptr;         // the async function's promise; null for a plain function
+  const Callback* callback = nullptr; // its result; null for `async () => body`
+  std::string owner;                  // the request whose callback this is
+};
+
+TraceRunner::TraceRunner(const Trace& trace) : trace_(trace), locks_(world_, *this) {
+  for (const Agent& agent : trace_.agents) world_.add_environment(agent);
+  for_each_action(trace_.steps, [&](const Action& a) {
+    if (!a.id.empty()) definitions_[a.id] = &a;
+  });
+  world_.pin_choices(trace_.schedule);
+}
+
+RunResult TraceRunner::run() {
+  for (std::size_t i = 0; i < trace_.steps.size(); ++i) run_top_level(static_cast<int>(i), trace_.steps[i]);
+  world_.settle();  // what a last "settle": false step left queued
+  RunResult result;
+  result.log = std::move(world_.event_log());
+  result.choices = world_.choices_taken();
+  return result;
+}
+
+void TraceRunner::run_top_level(int index, const Action& step) {
+  world_.set_current_step(index);
+  if (step.op == Op::AdvanceTime) {
+    world_.advance_time(step.ms);  // I-4: settles after every instant at which timers fire
+    return;
+  }
+  Environment* environment = world_.environment(step.agent);
+  auto ended = terminated_in_step_.find(step.agent);
+  if (ended != terminated_in_step_.end())
+    throw ReplayError{Error{step.pointer + "/agent", "agent \"" + step.agent + "\" terminated during step " +
+                                                         std::to_string(ended->second) + " and runs no more script"}};
+  if (step.op == Op::Terminate) {
+    // I-10: the agent ends now, outside any task of its own.
+    world_.terminate_environment(environment);
+    terminated_in_step_[step.agent] = index;
+    locks_.agent_terminates(environment);
+  } else if (step.op == Op::Unload) {
+    environment->document_fully_active = false;
+    locks_.unloading_document_cleanup_steps(environment);
+  } else if (step.op == Op::Run) {
+    world_.run_task_now(environment, [&] { start_async(environment, &step.body, nullptr, {}); });
+  } else {
+    world_.run_task_now(environment, [&] { perform(environment, step, nullptr); });
+  }
+  if (environment->terminated && !terminated_in_step_.count(step.agent)) terminated_in_step_[step.agent] = index;
+  if (step.settle) world_.settle();
+}
+
+Completion TraceRunner::call_lock_granted_callback(const CallbackFunction& callback, LockObject* lock) {
+  Value lock_info = Value::null();
+  if (lock)
+    lock_info = Value::object({{"name", Value::string(lock->name())}, {"mode", Value::string(lock_mode_name(lock->mode()))}});
+  world_.log(callback.environment, "callback", {{"request", Value::string(callback.owner)}, {"lock", lock_info}});
+  return call_function(callback.environment, &callback.callback->body, callback.callback, callback.owner,
+                       callback.callback->is_async);
+}
+
+Completion TraceRunner::call_function(Environment* environment, const std::vector<Action>* body,
+                                      const Callback* callback, const std::string& owner, bool is_async) {
+  if (is_async) return Completion::normal(JsValue(start_async(environment, body, callback, owner)));
+  // A plain function runs its body straight through (it has no await at its own level).
+  auto activation = std::make_shared<Activation>(Activation{environment, body, 0, nullptr, callback, owner});
+  for (; activation->pc < body->size(); ++activation->pc)
+    if (perform(environment, (*body)[activation->pc], activation) == Flow::Stop) return Completion::normal(Value());
+  return finish(*activation);
+}
+
+// ECMA-262 #sec-async-functions-abstract-operations: the body runs synchronously up to its first
+// await; the function's promise settles when the body completes.
+Promise* TraceRunner::start_async(Environment* environment, const std::vector<Action>* body, const Callback* callback,
+                                  const std::string& owner) {
+  Promise* promise = new_promise(world_, environment);
+  auto activation = std::make_shared<Activation>(Activation{environment, body, 0, promise, callback, owner});
+  resume(activation);
+  return promise;
+}
+
+void TraceRunner::resume(const std::shared_ptr<Activation>& activation) {
+  const std::vector<Action>& body = *activation->body;
+  while (activation->pc < body.size()) {
+    Flow flow = perform(activation->environment, body[activation->pc], activation);
+    ++activation->pc;
+    if (flow == Flow::Stop) return;     // the agent ended: nothing of the body runs any more
+    if (flow == Flow::Suspend) return;  // resumed by the awaited promise's reaction
+  }
+  Completion c = finish(*activation);
+  if (c.thrown)
+    activation->promise->own.reject(world_, c.value.data);
+  else
+    activation->promise->own.resolve(world_, c.value);
+}
+
+// The function's completion from its callback `result` (I-14).
+Completion TraceRunner::finish(Activation& activation) {
+  if (!activation.callback) return Completion::normal(Value());
+  switch (activation.callback->result) {
+    case Callback::Result::Return:
+      return Completion::normal(activation.callback->value);
+    case Callback::Result::Throw:
+      return Completion::throw_(activation.callback->value);
+    case Callback::Result::Pending: {
+      Promise* pending = new_promise(world_, activation.environment);
+      pending_results_[activation.owner] = pending;
+      return Completion::normal(JsValue(pending));
+    }
+  }
+  return Completion::normal(Value());
+}
+
+void TraceRunner::observe(Promise* promise, Environment* environment, const std::string& id) {
+  // The `settled` event: a reaction attached as soon as the promise is handed to script.
+  perform_promise_then(
+      world_, promise,
+      [this, environment, id](const Value& v) {
+        std::vector<std::pair<std::string, Value>> members{{"target", Value::string(id)}, {"state", Value::string("fulfilled")}};
+        if (!v.is_undefined()) members.emplace_back("value", v);
+        world_.log(environment, "settled", std::move(members));
+        return Completion::normal(Value());
+      },
+      [this, environment, id](const Value& r) {
+        std::vector<std::pair<std::string, Value>> members{{"target", Value::string(id)}, {"state", Value::string("rejected")}};
+        if (!r.is_undefined()) members.emplace_back("reason", r);
+        world_.log(environment, "settled", std::move(members));
+        return Completion::normal(Value());
+      },
+      nullptr);
+}
+
+void TraceRunner::not_created_yet(const Action& user, const std::string& id, const std::string& what) {
+  auto def = definitions_.find(id);
+  std::string where = def == definitions_.end() ? "" : " (made by " + Error{def->second->pointer, ""}.path() + ")";
+  throw ReplayError{Error{user.pointer, what + " \"" + id + "\"" + where +
+                                            " does not exist yet at this point of the replay: the body that makes it has not run"}};
+}
+
+Promise* TraceRunner::promise_named(const Action& user, const std::string& id) {
+  auto it = promises_.find(id);
+  if (it == promises_.end()) not_created_yet(user, id, "promise");
+  return it->second;
+}
+
+AbortSignal* TraceRunner::signal_named(const Action& user, const std::string& id) {
+  auto it = signals_.find(id);
+  if (it == signals_.end()) not_created_yet(user, id, "signal");
+  return it->second;
+}
+
+TraceRunner::Flow TraceRunner::perform(Environment* environment, const Action& a,
+                                       const std::shared_ptr<Activation>& activation) {
+  switch (a.op) {
+    case Op::Request: {
+      SPEC_STEP("dom-navigatorlocks-locks 1");
+      std::optional<LockOptions> options;
+      if (a.lock_options) {
+        options = LockOptions{a.lock_options->mode, a.lock_options->if_available, a.lock_options->steal, nullptr};
+        if (a.lock_options->signal) options->signal = signal_named(a, *a.lock_options->signal);
+      }
+      Promise* p = locks_.request(environment, a.name, options, CallbackFunction{environment, &*a.callback, a.id});
+      promises_[a.id] = p;
+      observe(p, environment, a.id);
+      return Flow::Next;
+    }
+    case Op::Query: {
+      SPEC_STEP("dom-navigatorlocks-locks 1");
+      Promise* p = locks_.query(environment);
+      promises_[a.id] = p;
+      observe(p, environment, a.id);
+      return Flow::Next;
+    }
+    case Op::NewAbortController: {
+      AbortController* controller = new_abort_controller(world_, environment);
+      controller->signal->trace_id = a.id;
+      controllers_[a.id] = controller;
+      signals_[a.id] = controller->signal;
+      return Flow::Next;
+    }
+    case Op::Abort: {
+      auto it = controllers_.find(a.signal);
+      if (it == controllers_.end()) not_created_yet(a, a.signal, "controller");
+      abort_controller_abort(world_, it->second, a.reason ? *a.reason : Value());
+      return Flow::Next;
+    }
+    case Op::TimeoutSignal: {
+      AbortSignal* signal = abort_signal_timeout(world_, environment, a.ms);
+      signal->trace_id = a.id;
+      signals_[a.id] = signal;
+      return Flow::Next;
+    }
+    case Op::Settle: {
+      Promise* target = nullptr;
+      auto def = definitions_.find(a.target);
+      if (def != definitions_.end() && def->second->op == Op::NewPromise) {
+        target = promise_named(a, a.target);
+      } else {
+        auto it = pending_results_.find(a.target);
+        if (it == pending_results_.end()) not_created_yet(a, a.target, "the pending result of the callback of");
+        target = it->second;
+      }
+      if (a.fulfill)
+        target->own.resolve(world_, JsValue(a.value));
+      else
+        target->own.reject(world_, a.value);
+      return Flow::Next;
+    }
+    case Op::Terminate:
+      world_.terminate_environment(environment);
+      locks_.agent_terminates(environment);
+      return Flow::Stop;
+    case Op::Unload:
+      environment->document_fully_active = false;
+      locks_.unloading_document_cleanup_steps(environment);
+      return Flow::Next;
+    case Op::Run:
+      world_.queue_a_task(environment, "script", [this, environment, &a] { start_async(environment, &a.body, nullptr, {}); });
+      return Flow::Next;
+    case Op::SetTimeout:
+      // html#timer-initialisation-steps: after the timeout, a task on the timer task source runs it.
+      world_.run_steps_after_a_timeout(a.ms, [this, environment, &a] {
+        world_.queue_a_task(environment, kTimerTaskSource,
+                            [this, environment, &a] { start_async(environment, &a.body, nullptr, {}); });
+      });
+      return Flow::Next;
+    case Op::NewPromise:
+      promises_[a.id] = new_promise(world_, environment);
+      return Flow::Next;
+    case Op::Then: {
+      Promise* target = promise_named(a, a.target);
+      Promise* derived = new_promise(world_, environment);
+      perform_promise_then(
+          world_, target,
+          [this, environment, &a](const Value&) {
+            return Completion::normal(JsValue(start_async(environment, &a.body, nullptr, {})));
+          },
+          nullptr, derived);
+      return Flow::Next;
+    }
+    case Op::QueueMicrotask:
+      world_.queue_a_microtask(environment, [this, environment, &a] { start_async(environment, &a.body, nullptr, {}); });
+      return Flow::Next;
+    case Op::Await: {
+      // ECMA-262 #await: PromiseResolve, then resume from a reaction job.
+      Promise* promise = promise_resolve(world_, environment, JsValue(promise_named(a, a.target)));
+      std::shared_ptr<Activation> self = activation;
+      perform_promise_then(
+          world_, promise,
+          [this, self](const Value&) {
+            resume(self);
+            return Completion::normal(Value());
+          },
+          [this, self](const Value& reason) {
+            // The await throws: the rest of the body is skipped and the function rejects (I-14).
+            self->promise->own.reject(world_, reason);
+            return Completion::normal(Value());
+          },
+          nullptr);
+      return Flow::Suspend;
+    }
+    case Op::Mark:
+      world_.log(environment, "mark", {{"label", Value::string(a.label)}});
+      return Flow::Next;
+    case Op::AdvanceTime:
+      break;  // top level only (the reader enforces it)
+    default:
+      break;  // scheduling ops: run() refuses traces with them before starting
+  }
+  throw InternalError(std::string("op ") + op_name(a.op) + " reached the spec model unexpectedly at " + a.pointer);
+}
+
+}  // namespace lockstep::spec

@@ -1,0 +1,52 @@
+// Replays a trace on the spec model: the trace's agents become environments on event loops, each
+// top-level step a task, each body an (async) function whose actions call the modelled APIs. This
+// is the host in engine262's sense: every hook the spec algorithms call into script is here.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+
+#include "../platform/world.h"
+#include "../web-locks/web_locks.h"
+#include "lockstep/engine.h"
+
+namespace lockstep::spec {
+
+class TraceRunner : public ScriptHost {
+ public:
+  explicit TraceRunner(const Trace& trace);
+  RunResult run();
+
+  Completion call_lock_granted_callback(const CallbackFunction& callback, LockObject* lock) override;
+
+ private:
+  struct Activation;
+  enum class Flow { Next, Suspend, Stop };
+
+  void run_top_level(int index, const Action& step);
+  Completion call_function(Environment* environment, const std::vector<Action>* body, const Callback* callback,
+                           const std::string& owner, bool is_async);
+  Promise* start_async(Environment* environment, const std::vector<Action>* body, const Callback* callback,
+                       const std::string& owner);
+  void resume(const std::shared_ptr<Activation>& activation);
+  Completion finish(Activation& activation);
+  Flow perform(Environment* environment, const Action& action, const std::shared_ptr<Activation>& activation);
+
+  Promise* promise_named(const Action& user, const std::string& id);
+  AbortSignal* signal_named(const Action& user, const std::string& id);
+  void observe(Promise* promise, Environment* environment, const std::string& id);
+  [[noreturn]] void not_created_yet(const Action& user, const std::string& id, const std::string& what);
+
+  const Trace& trace_;
+  World world_;
+  WebLocks locks_;
+  std::map<std::string, const Action*> definitions_;
+  std::map<std::string, Promise*> promises_;          // request, query, newPromise ids
+  std::map<std::string, Promise*> pending_results_;   // callbacks that returned {"pending": true}
+  std::map<std::string, AbortSignal*> signals_;
+  std::map<std::string, AbortController*> controllers_;
+  std::map<std::string, int> terminated_in_step_;
+};
+
+}  // namespace lockstep::spec

@@ -1,0 +1,26 @@
+// The event log: what script could observe while a trace replayed. Format: traces/README.md.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "lockstep/value.h"
+
+namespace lockstep {
+
+struct Event {
+  int step = 0;
+  std::string agent;
+  std::string event;  // callback, task, idle, settled, prioritychange, threw, mark
+  std::vector<std::pair<std::string, Value>> members;  // in the order the format lists them
+
+  const Value* member(const std::string& key) const;
+  friend bool operator==(const Event& a, const Event& b);
+};
+
+struct Log {
+  std::vector<Event> events;
+};
+
+}  // namespace lockstep

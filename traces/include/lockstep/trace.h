@@ -1,0 +1,122 @@
+// The trace: a closed world (agents) and a script of steps. Format: traces/README.md, version 1.
+// This is the engine-neutral form that every engine (spec model, impl) replays.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "lockstep/value.h"
+
+namespace lockstep {
+
+enum class Op {
+  // Web Locks and the platform under it
+  Request, Query, NewAbortController, Abort, TimeoutSignal, Settle, Terminate, Unload,
+  // Prioritized Task Scheduling
+  PostTask, NewTaskController, SetPriority, TaskSignalAny, OnPriorityChange, RequestIdleCallback,
+  // Script structure
+  Run, SetTimeout, NewPromise, Then, QueueMicrotask, AdvanceTime,
+  // Body-only
+  Await, Yield, Mark,
+};
+
+const char* op_name(Op op);
+bool op_is_scheduling(Op op);
+
+enum class LockMode { Exclusive, Shared };
+const char* lock_mode_name(LockMode mode);
+
+enum class TaskPriority { UserBlocking, UserVisible, Background };
+const char* task_priority_name(TaskPriority priority);
+
+enum class AgentKind { Window, Worker };
+
+struct Agent {
+  std::string id;  // also its clientId in logs
+  AgentKind kind = AgentKind::Window;
+  std::string origin;  // "opaque" or a serialized origin
+  std::string partition = "default";
+  std::string event_loop;  // the trace's "eventLoop", or the agent's id when absent
+  std::string pointer;
+};
+
+struct Action;
+
+struct Callback {
+  enum class Result { Return, Throw, Pending };
+  std::vector<Action> body;
+  Result result = Result::Return;
+  Value value;            // the returned or thrown value
+  bool is_async = false;  // the body awaits or yields at its own level
+  std::string pointer;
+};
+
+struct LockOptionsSpec {
+  LockMode mode = LockMode::Exclusive;
+  bool if_available = false;
+  bool steal = false;
+  std::optional<std::string> signal;
+};
+
+struct PostTaskOptionsSpec {
+  std::optional<TaskPriority> priority;
+  std::optional<std::string> signal;
+  std::optional<std::uint64_t> delay;
+};
+
+// TaskSignal.any's priority: a TaskPriority or another TaskSignal.
+struct AnyPrioritySpec {
+  std::optional<TaskPriority> priority;
+  std::optional<std::string> signal;
+};
+
+struct Action {
+  Op op = Op::Mark;
+  std::string pointer;  // where the action is in the trace
+  std::string agent;    // the running agent (implied inside bodies, filled in by the reader)
+  bool settle = true;   // top-level steps only
+  std::string id;       // what the action creates
+  std::string name;     // request
+  std::optional<LockOptionsSpec> lock_options;  // absent: the two-argument request() overload
+  std::optional<Callback> callback;             // request, postTask, requestIdleCallback
+  std::string signal;      // abort, onPriorityChange
+  std::string controller;  // setPriority
+  std::string target;      // settle, then, await
+  std::optional<Value> reason;  // abort
+  bool fulfill = true;          // settle
+  Value value;                  // settle
+  std::uint64_t ms = 0;         // timeoutSignal, setTimeout, advanceTime
+  PostTaskOptionsSpec task_options;
+  std::optional<TaskPriority> priority;  // newTaskController, setPriority
+  std::vector<std::string> signals;      // taskSignalAny
+  AnyPrioritySpec any_priority;          // taskSignalAny
+  std::vector<Action> body;              // run, setTimeout, then, queueMicrotask, onPriorityChange
+  std::string label;                     // mark
+};
+
+struct Trace {
+  std::string name;
+  std::string description;
+  std::vector<std::string> exercises;  // spec step ids the scenario is about
+  std::vector<Agent> agents;
+  std::vector<Action> steps;
+  std::vector<std::string> schedule;  // pinned choices, see docs/interpretations.md I-1
+  std::string schedule_pointer = "/schedule";
+
+  const Agent* agent(const std::string& id) const;
+  bool uses_scheduling() const;
+};
+
+// Calls f on every action, depth first in document order (an action before its nested bodies).
+template <class F>
+void for_each_action(const std::vector<Action>& actions, F&& f) {
+  for (const Action& a : actions) {
+    f(a);
+    if (a.callback) for_each_action(a.callback->body, f);
+    for_each_action(a.body, f);
+  }
+}
+
+}  // namespace lockstep

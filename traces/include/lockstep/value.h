@@ -1,0 +1,49 @@
+// A script-visible value as traces and logs write it: JSON data, `undefined`, or a DOMException.
+// Kept free of any JSON library so the models include nothing heavy.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace lockstep {
+
+class Value {
+ public:
+  enum class Kind { Undefined, Null, Boolean, Number, String, Array, Object, DOMException };
+
+  Value() = default;  // undefined
+  static Value null();
+  static Value boolean(bool b);
+  static Value number(double d);
+  static Value string(std::string s);
+  static Value array(std::vector<Value> items);
+  static Value object(std::vector<std::pair<std::string, Value>> members);
+  // A DOMException is compared and logged by name; the message is informative only.
+  static Value dom_exception(std::string name, std::string message = {});
+
+  Kind kind() const { return kind_; }
+  bool is_undefined() const { return kind_ == Kind::Undefined; }
+  bool as_boolean() const { return boolean_; }
+  double as_number() const { return number_; }
+  const std::string& as_string() const { return text_; }  // String; DOMException's name
+  const std::string& message() const { return message_; }
+  const std::vector<Value>& items() const { return items_; }
+  const std::vector<std::pair<std::string, Value>>& members() const { return members_; }
+  const Value* member(const std::string& key) const;
+
+  // Structural equality; DOMExceptions compare by name only, objects by members in any order.
+  friend bool operator==(const Value& a, const Value& b);
+
+ private:
+  Kind kind_ = Kind::Undefined;
+  bool boolean_ = false;
+  double number_ = 0;
+  std::string text_;
+  std::string message_;
+  std::vector<Value> items_;
+  std::vector<std::pair<std::string, Value>> members_;
+};
+
+}  // namespace lockstep

@@ -1,0 +1,87 @@
+#include "lockstep/value.h"
+
+#include <algorithm>
+
+namespace lockstep {
+
+Value Value::null() {
+  Value v;
+  v.kind_ = Kind::Null;
+  return v;
+}
+
+Value Value::boolean(bool b) {
+  Value v;
+  v.kind_ = Kind::Boolean;
+  v.boolean_ = b;
+  return v;
+}
+
+Value Value::number(double d) {
+  Value v;
+  v.kind_ = Kind::Number;
+  v.number_ = d;
+  return v;
+}
+
+Value Value::string(std::string s) {
+  Value v;
+  v.kind_ = Kind::String;
+  v.text_ = std::move(s);
+  return v;
+}
+
+Value Value::array(std::vector<Value> items) {
+  Value v;
+  v.kind_ = Kind::Array;
+  v.items_ = std::move(items);
+  return v;
+}
+
+Value Value::object(std::vector<std::pair<std::string, Value>> members) {
+  Value v;
+  v.kind_ = Kind::Object;
+  v.members_ = std::move(members);
+  return v;
+}
+
+Value Value::dom_exception(std::string name, std::string message) {
+  Value v;
+  v.kind_ = Kind::DOMException;
+  v.text_ = std::move(name);
+  v.message_ = std::move(message);
+  return v;
+}
+
+const Value* Value::member(const std::string& key) const {
+  for (const auto& [k, v] : members_)
+    if (k == key) return &v;
+  return nullptr;
+}
+
+bool operator==(const Value& a, const Value& b) {
+  if (a.kind_ != b.kind_) return false;
+  switch (a.kind_) {
+    case Value::Kind::Undefined:
+    case Value::Kind::Null:
+      return true;
+    case Value::Kind::Boolean:
+      return a.boolean_ == b.boolean_;
+    case Value::Kind::Number:
+      return a.number_ == b.number_;
+    case Value::Kind::String:
+    case Value::Kind::DOMException:
+      return a.text_ == b.text_;
+    case Value::Kind::Array:
+      return a.items_ == b.items_;
+    case Value::Kind::Object:
+      if (a.members_.size() != b.members_.size()) return false;
+      return std::all_of(a.members_.begin(), a.members_.end(), [&](const auto& m) {
+        const Value* other = b.member(m.first);
+        return other && *other == m.second;
+      });
+  }
+  return false;
+}
+
+}  // namespace lockstep
