@@ -1,5 +1,5 @@
 // The algorithms of the Web Locks API, one member function per algorithm, named after the spec's
-// term (https://w3c.github.io/web-locks/). Each step is marked with SPEC_STEP("<anchor> <step>").
+// term (https://w3c.github.io/web-locks/). Each step is marked with the SPEC_STEP macro and its "<anchor> <step>" id.
 #pragma once
 
 #include <map>

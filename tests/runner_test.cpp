@@ -1,0 +1,125 @@
+// The spec engine replaying small traces: failures that only show during replay, races, pins.
+#include <gtest/gtest.h>
+
+#include "lockstep/log_compare.h"
+#include "lockstep/spec_engine.h"
+#include "lockstep/trace_io.h"
+
+namespace lockstep {
+namespace {
+
+RunOutcome replay(const std::string& steps, const std::string& extra = "",
+                  const std::string& agents = R"([{"id": "A", "kind": "window", "origin": "https://a.test"},
+                                                   {"id": "B", "kind": "window", "origin": "https://a.test"}])") {
+  auto trace = read_trace(R"({"format": "lockstep-trace", "version": 1, "agents": )" + agents +
+                          R"(, "steps": )" + steps + extra + "}");
+  EXPECT_TRUE(trace.ok()) << trace.error().to_string();
+  if (!trace.ok()) return RunFailure{RunFailure::Kind::BadInput, trace.error()};
+  RunOptions options;
+  options.coverage = true;
+  return make_spec_engine()->run(trace.value(), options);
+}
+
+std::vector<std::string> summary(const RunOutcome& outcome) {
+  std::vector<std::string> out;
+  for (const Event& e : outcome.result().log.events) {
+    std::string s = std::to_string(e.step) + " " + e.agent + " " + e.event;
+    if (const Value* v = e.member("label")) s += " " + v->as_string();
+    if (const Value* v = e.member("target")) s += " " + v->as_string() + " " + e.member("state")->as_string();
+    if (const Value* v = e.member("request")) s += " " + v->as_string() + (e.member("lock")->kind() == Value::Kind::Null ? " null" : "");
+    out.push_back(s);
+  }
+  return out;
+}
+
+TEST(SpecEngine, RefusesSchedulingOpsUntilThatModelLands) {
+  RunOutcome o = replay(R"([{"agent": "A", "op": "query", "id": "q"}, {"agent": "A", "op": "postTask", "id": "t"}])");
+  ASSERT_FALSE(o.ok());
+  EXPECT_EQ(o.failure().kind, RunFailure::Kind::BadInput);
+  EXPECT_EQ(o.failure().error.pointer, "/steps/1/op");
+  EXPECT_NE(o.failure().error.message.find("Prioritized Task Scheduling"), std::string::npos);
+}
+
+TEST(SpecEngine, SettlingAPendingResultThatDoesNotExistYetNamesBothPlaces) {
+  // B's request is queued behind A's held lock, so its callback has not returned its promise.
+  RunOutcome o = replay(R"([
+    {"agent": "A", "op": "request", "id": "a", "name": "n", "callback": {"result": {"pending": true}}},
+    {"agent": "B", "op": "request", "id": "b", "name": "n", "callback": {"result": {"pending": true}}},
+    {"agent": "B", "op": "settle", "target": "b", "outcome": "fulfill"}])");
+  ASSERT_FALSE(o.ok());
+  EXPECT_EQ(o.failure().error.pointer, "/steps/2");
+  EXPECT_NE(o.failure().error.message.find("does not exist yet"), std::string::npos);
+}
+
+TEST(SpecEngine, AnAwaitOfAPromiseFromABodyThatNeverRanIsAReplayError) {
+  RunOutcome o = replay(R"([
+    {"agent": "A", "op": "request", "id": "a", "name": "n", "callback": {"result": {"pending": true}}},
+    {"agent": "B", "op": "request", "id": "b", "name": "n", "callback": {"body": [{"op": "query", "id": "q"}]}},
+    {"agent": "B", "op": "run", "body": [{"op": "await", "target": "q"}]}])");
+  ASSERT_FALSE(o.ok());
+  EXPECT_EQ(o.failure().error.pointer, "/steps/2/body/0");
+  EXPECT_NE(o.failure().error.message.find("steps[1].callback.body[0]"), std::string::npos);
+}
+
+TEST(SpecEngine, ABadPinNamesTheScheduleEntry) {
+  RunOutcome o = replay(R"([
+    {"agent": "A", "op": "request", "id": "a", "name": "n", "settle": false},
+    {"agent": "B", "op": "request", "id": "b", "name": "n"}])",
+                        R"(, "schedule": ["loop:B"])");
+  ASSERT_FALSE(o.ok());
+  EXPECT_EQ(o.failure().error.pointer, "/schedule/0");
+  EXPECT_NE(o.failure().error.message.find("runnable: locks:default"), std::string::npos);
+}
+
+TEST(SpecEngine, UnsettledStepsRaceAndPinsDecide) {
+  // A's grant task and B's abort: canonically the abort comes after the grant decision and before
+  // the callback task; the callback never runs, the request rejects, the lock is released.
+  const std::string steps = R"([
+    {"agent": "A", "op": "newAbortController", "id": "c"},
+    {"agent": "A", "op": "request", "id": "r", "name": "n", "options": {"signal": "c"}, "settle": false},
+    {"agent": "A", "op": "run", "body": [{"op": "mark", "label": "before-abort"}], "settle": false},
+    {"agent": "A", "op": "abort", "signal": "c"},
+    {"agent": "A", "op": "query", "id": "q"}])";
+  RunOutcome o = replay(steps);
+  ASSERT_TRUE(o.ok()) << o.failure().error.to_string();
+  EXPECT_EQ(summary(o), (std::vector<std::string>{"2 A mark before-abort", "3 A settled r rejected", "4 A settled q fulfilled"}));
+  const Value* snapshot = o.result().log.events.back().member("value");
+  EXPECT_TRUE(snapshot->member("held")->items().empty());
+  EXPECT_TRUE(o.result().steps_hit.count("algorithm-process-request 2.14.1.1.1.1"));
+}
+
+TEST(SpecEngine, EventsCarryTheStepDuringWhoseSettlingTheyHappen) {
+  RunOutcome o = replay(R"([
+    {"agent": "A", "op": "request", "id": "a", "name": "n", "callback": {"result": {"pending": true}}},
+    {"agent": "B", "op": "request", "id": "b", "name": "n"},
+    {"agent": "A", "op": "settle", "target": "a", "outcome": "fulfill", "value": 7}])");
+  ASSERT_TRUE(o.ok()) << o.failure().error.to_string();
+  // Releasing grants B (release step 7) before A's promise is resolved (waiting-promise step 2).
+  EXPECT_EQ(summary(o), (std::vector<std::string>{"0 A callback a", "2 B callback b", "2 A settled a fulfilled",
+                                                  "2 B settled b fulfilled"}));
+}
+
+TEST(SpecEngine, TerminationInsideABodyStopsTheBodyAndLaterStepsAreErrors) {
+  RunOutcome o = replay(R"([
+    {"agent": "W", "op": "run", "body": [{"op": "mark", "label": "one"}, {"op": "terminate"}, {"op": "mark", "label": "two"}]},
+    {"agent": "W", "op": "query", "id": "q"}])",
+                        "", R"([{"id": "W", "kind": "worker", "origin": "https://a.test"}])");
+  ASSERT_FALSE(o.ok());
+  EXPECT_EQ(o.failure().error.pointer, "/steps/1/agent");
+  EXPECT_NE(o.failure().error.message.find("terminated during step 0"), std::string::npos);
+}
+
+TEST(SpecEngine, ReplayIsDeterministic) {
+  const std::string steps = R"([
+    {"agent": "A", "op": "request", "id": "a", "name": "n", "settle": false},
+    {"agent": "B", "op": "request", "id": "b", "name": "n", "options": {"mode": "shared"}, "settle": false},
+    {"agent": "A", "op": "query", "id": "q"}])";
+  RunOutcome one = replay(steps), two = replay(steps);
+  ASSERT_TRUE(one.ok() && two.ok());
+  EXPECT_FALSE(first_difference(one.result().log, two.result().log).has_value());
+  EXPECT_EQ(one.result().choices, two.result().choices);
+  EXPECT_FALSE(one.result().choices.empty());
+}
+
+}  // namespace
+}  // namespace lockstep
