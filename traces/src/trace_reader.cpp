@@ -596,23 +596,64 @@ std::string line_and_column(const std::string& text, std::size_t byte) {
 
 Result<Json> parse_json(const std::string& text, std::size_t max_depth);
 
-Result<Json> parse_json(const std::string& text, std::size_t max_depth) {
-  // The depth limit is enforced while parsing, before a deep document can be built at all.
-  std::size_t depth_limit = max_depth * 2 + 8;
+namespace {
+
+// A first pass that checks nesting without building anything, so that a hostile document is
+// refused before a deep tree exists (the callback form of nlohmann's parser is quadratic on
+// large arrays, hence a SAX pass of our own).
+class DepthCheck : public nlohmann::json_sax<Json> {
+ public:
+  explicit DepthCheck(std::size_t limit) : limit_(limit) {}
   bool too_deep = false;
-  auto guard = [&](int depth, Json::parse_event_t, Json&) {
-    if (static_cast<std::size_t>(depth) > depth_limit) too_deep = true;
+  std::size_t error_byte = 0;
+  std::string error;
+
+  bool null() override { return true; }
+  bool boolean(bool) override { return true; }
+  bool number_integer(number_integer_t) override { return true; }
+  bool number_unsigned(number_unsigned_t) override { return true; }
+  bool number_float(number_float_t, const string_t&) override { return true; }
+  bool string(string_t&) override { return true; }
+  bool binary(binary_t&) override { return true; }
+  bool start_object(std::size_t) override { return enter(); }
+  bool key(string_t&) override { return true; }
+  bool end_object() override { return leave(); }
+  bool start_array(std::size_t) override { return enter(); }
+  bool end_array() override { return leave(); }
+  bool parse_error(std::size_t position, const std::string&, const nlohmann::detail::exception& e) override {
+    error_byte = position;
+    error = e.what();
+    return false;
+  }
+
+ private:
+  bool enter() {
+    if (++depth_ > limit_) too_deep = true;
     return !too_deep;
-  };
+  }
+  bool leave() {
+    --depth_;
+    return true;
+  }
+  std::size_t limit_;
+  std::size_t depth_ = 0;
+};
+
+}  // namespace
+
+Result<Json> parse_json(const std::string& text, std::size_t max_depth) {
+  const std::size_t depth_limit = max_depth * 2 + 8;
+  DepthCheck check(depth_limit);
+  if (!Json::sax_parse(text, &check)) {
+    if (check.too_deep) return Error{"", "JSON nested deeper than " + std::to_string(depth_limit) + " levels"};
+    auto pos = check.error.find("parse error");
+    return Error{"", "malformed JSON at " + line_and_column(text, check.error_byte > 0 ? check.error_byte - 1 : 0) +
+                         ": " + (pos == std::string::npos ? check.error : check.error.substr(pos))};
+  }
   try {
-    Json doc = Json::parse(text, guard);
-    if (too_deep) return Error{"", "JSON nested deeper than " + std::to_string(depth_limit) + " levels"};
-    return doc;
+    return Json::parse(text);
   } catch (const Json::parse_error& e) {
-    std::string what = e.what();
-    auto pos = what.find("parse error");
-    return Error{"", "malformed JSON at " + line_and_column(text, e.byte > 0 ? e.byte - 1 : 0) + ": " +
-                         (pos == std::string::npos ? what : what.substr(pos))};
+    return Error{"", std::string("malformed JSON: ") + e.what()};
   }
 }
 

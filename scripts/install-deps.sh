@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Installs what lockstep builds and tests with, from Debian's packages. Idempotent.
+set -euo pipefail
+packages=(
+  build-essential cmake ninja-build python3
+  nlohmann-json3-dev libcli11-dev
+  libgtest-dev libgmock-dev librapidcheck-dev libbenchmark-dev
+)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  export DEBIAN_FRONTEND=noninteractive
+  $sudo apt-get update
+  $sudo apt-get install -y --no-install-recommends "${missing[@]}"
+fi

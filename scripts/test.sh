@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# The test suite: unit tests, corpus replays, CLI contract and properties, built and run under the
+# release preset and again under ASan+UBSan. Installs what it needs first.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/install-deps.sh
+jobs=$(nproc)
+for preset in release asan; do
+  echo "== $preset =="
+  cmake --preset "$preset"
+  cmake --build --preset "$preset" -j "$jobs"
+  ctest --preset "$preset" -j "$jobs"
+done

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# The CLI's exit codes: 0 success, 1 a log that differs from the expected one, 2 bad input.
+set -u
+lockstep=$1
+root=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+check() {  # expected-code description command...
+  local want=$1 what=$2
+  shift 2
+  "$@" >"$tmp/out" 2>"$tmp/err"
+  local got=$?
+  if [ "$got" -ne "$want" ]; then echo "FAIL $what: exit $got, expected $want"; cat "$tmp/err"; fail=1; fi
+}
+trace=$root/traces/corpus/web-locks/basic-exclusive.trace.json
+check 0 "run" "$lockstep" run "$trace"
+check 0 "run --help" "$lockstep" run --help
+check 0 "validate" "$lockstep" validate "$trace"
+check 2 "missing file" "$lockstep" run "$tmp/none.json"
+check 2 "unknown option" "$lockstep" run "$trace" --frobnicate
+check 2 "no command" "$lockstep"
+# A log that differs from the expectation exits 1 and says where.
+sed 's/"value": 42/"value": 43/' "$root/traces/corpus/web-locks/basic-exclusive.log.json" > "$tmp/wrong.log.json"
+check 1 "expect mismatch" "$lockstep" run "$trace" --expect "$tmp/wrong.log.json"
+grep -q 'events\[2\]' "$tmp/err" || { echo "FAIL expect mismatch does not name events[2]"; fail=1; }
+# -o writes the same log that stdout gets.
+"$lockstep" run "$trace" > "$tmp/stdout.json"
+"$lockstep" run "$trace" -o "$tmp/file.json"
+cmp -s "$tmp/stdout.json" "$tmp/file.json" || { echo "FAIL -o differs from stdout"; fail=1; }
+# --coverage reports on stderr and keeps stdout a clean log.
+"$lockstep" run "$trace" --coverage > "$tmp/cov.json" 2> "$tmp/cov.err"
+grep -q '^coverage: web-locks: ' "$tmp/cov.err" || { echo "FAIL --coverage prints no summary"; fail=1; }
+cmp -s "$tmp/stdout.json" "$tmp/cov.json" || { echo "FAIL --coverage changed stdout"; fail=1; }
+echo "exit codes: $([ $fail -eq 0 ] && echo ok || echo FAILED)"
+exit $fail
