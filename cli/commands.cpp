@@ -23,16 +23,20 @@ int bad_input(const std::string& file, const Error& error) {
 }
 
 void print_coverage(const std::map<std::string, std::uint64_t>& hit, bool list_missed) {
-  auto index = read_step_index(web_locks_step_index_json());
-  if (!index) {
-    std::cerr << "lockstep: step index: " << index.error().message << "\n";
-    return;
+  std::map<std::string, std::uint64_t> unindexed = hit;
+  for (const char* json : step_index_jsons()) {
+    auto index = read_step_index(json);
+    if (!index) {
+      std::cerr << "lockstep: step index: " << index.error().message << "\n";
+      continue;
+    }
+    CoverageReport report = coverage_report(index.value(), hit);
+    std::cerr << "coverage: " << report.summary() << "\n";
+    if (list_missed)
+      for (const std::string& m : report.missed) std::cerr << "  not exercised: " << m << "\n";
+    for (const std::string& id : index->ids()) unindexed.erase(id);
   }
-  CoverageReport report = coverage_report(index.value(), hit);
-  std::cerr << "coverage: " << report.summary() << "\n";
-  if (list_missed)
-    for (const std::string& m : report.missed) std::cerr << "  not exercised: " << m << "\n";
-  for (const std::string& u : report.unknown) std::cerr << "  not in the step index: " << u << "\n";
+  for (const auto& [id, n] : unindexed) std::cerr << "  not in any step index: " << id << "\n";
 }
 
 }  // namespace

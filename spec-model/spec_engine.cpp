@@ -11,17 +11,6 @@ class SpecEngine : public Engine {
   std::string name() const override { return "spec"; }
 
   RunOutcome run(const Trace& trace, const RunOptions& options) const override {
-    // The scheduling model is the next piece of work; until it lands, say so at the first op.
-    const Action* scheduling = nullptr;
-    for_each_action(trace.steps, [&](const Action& a) {
-      if (!scheduling && op_is_scheduling(a.op)) scheduling = &a;
-    });
-    if (scheduling)
-      return RunFailure{RunFailure::Kind::BadInput,
-                        Error{scheduling->pointer + "/op",
-                              std::string("\"") + op_name(scheduling->op) +
-                                  "\" is Prioritized Task Scheduling, which this build of the spec model does "
-                                  "not run yet (the trace is valid; see README, \"Status\")"}};
     spec::StepCounts counts;
     spec::set_step_sink(options.coverage ? &counts : nullptr);
     struct Reset {

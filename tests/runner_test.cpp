@@ -32,12 +32,20 @@ std::vector<std::string> summary(const RunOutcome& outcome) {
   return out;
 }
 
-TEST(SpecEngine, RefusesSchedulingOpsUntilThatModelLands) {
-  RunOutcome o = replay(R"([{"agent": "A", "op": "query", "id": "q"}, {"agent": "A", "op": "postTask", "id": "t"}])");
-  ASSERT_FALSE(o.ok());
-  EXPECT_EQ(o.failure().kind, RunFailure::Kind::BadInput);
-  EXPECT_EQ(o.failure().error.pointer, "/steps/1/op");
-  EXPECT_NE(o.failure().error.message.find("Prioritized Task Scheduling"), std::string::npos);
+TEST(SpecEngine, RunsTheSchedulingOps) {
+  // A user-visible task that yields runs its continuation (effective priority 3) before an older
+  // user-visible task (2); the background task runs last, after a priority change moved nothing.
+  RunOutcome o = replay(R"([
+    {"agent": "A", "op": "newTaskController", "id": "tc", "priority": "background"},
+    {"agent": "A", "op": "run", "body": [
+      {"op": "postTask", "id": "bg", "options": {"signal": "tc"}},
+      {"op": "postTask", "id": "t1", "callback": {"body": [{"op": "yield", "id": "y"}, {"op": "mark", "label": "after-yield"}]}},
+      {"op": "postTask", "id": "t2"},
+      {"op": "setPriority", "controller": "tc", "priority": "background"}]}])");
+  ASSERT_TRUE(o.ok()) << o.failure().error.to_string();
+  EXPECT_EQ(summary(o), (std::vector<std::string>{"1 A task", "1 A settled y fulfilled", "1 A mark after-yield",
+                                                  "1 A settled t1 fulfilled", "1 A task", "1 A settled t2 fulfilled",
+                                                  "1 A task", "1 A settled bg fulfilled"}));
 }
 
 TEST(SpecEngine, SettlingAPendingResultThatDoesNotExistYetNamesBothPlaces) {

@@ -19,6 +19,8 @@ class RecordingHost : public ScriptHost {
     }
     return Completion::normal(Value());
   }
+  Completion call_post_task_callback(const CallbackFunction&) override { return Completion::normal(Value()); }
+  void call_idle_request_callback(const CallbackFunction&) override {}
 };
 
 class WebLocksTest : public ::testing::Test {

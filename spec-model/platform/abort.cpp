@@ -46,6 +46,30 @@ void signal_abort(World&, AbortSignal* signal, Value reason) {
   for (AbortSignal* dependent : dependent_signals_to_abort) run_the_abort_steps(dependent);  // step 6
 }
 
+void create_a_dependent_abort_signal(AbortSignal* result_signal, const std::vector<AbortSignal*>& signals) {
+  // 2. An input that is already aborted: the result is aborted with its reason, and is done.
+  for (AbortSignal* signal : signals)
+    if (signal->aborted()) {
+      result_signal->abort_reason = signal->abort_reason;
+      return;
+    }
+  result_signal->dependent = true;  // 3
+  const auto append_unique = [](std::vector<AbortSignal*>& set, AbortSignal* item) {
+    if (std::find(set.begin(), set.end(), item) == set.end()) set.push_back(item);
+  };
+  for (AbortSignal* signal : signals) {  // 4
+    if (!signal->dependent) {            // 4.1: depend on the signal itself
+      append_unique(result_signal->source_signals, signal);
+      append_unique(signal->dependent_signals, result_signal);
+    } else {  // 4.2: depend on its sources (flattening)
+      for (AbortSignal* source_signal : signal->source_signals) {
+        append_unique(result_signal->source_signals, source_signal);
+        append_unique(source_signal->dependent_signals, result_signal);
+      }
+    }
+  }
+}
+
 AbortController* new_abort_controller(World& world, Environment* environment) {
   auto* signal = world.make<AbortSignal>();  // step 1
   signal->environment = environment;

@@ -1,6 +1,7 @@
 #include "promise.h"
 
 #include "errors.h"
+#include "step.h"
 #include "world.h"
 
 namespace lockstep::spec {
@@ -10,7 +11,31 @@ namespace {
 // agent's event loop. Script only touches promises from their own event loop (I-16), so that is
 // the promise's environment's event loop.
 void host_enqueue_promise_job(World& world, Environment* environment, std::function<void()> job) {
-  world.queue_a_microtask(environment, std::move(job));
+  // scheduling#sec-patches-html-hostenqueuepromisejob: the job restores its own continuation
+  // state (HostCallJobCallback), so the microtask ignores the current one.
+  SPEC_STEP("sec-patches-html-hostenqueuepromisejob 2");
+  world.queue_a_microtask(environment, std::move(job), /*ignore_continuation_state=*/true);
+}
+
+// https://html.spec.whatwg.org/#hostmakejobcallback with the scheduling patch: the JobCallback
+// remembers a clone of the continuation state current when the reaction was registered.
+std::shared_ptr<ContinuationState> host_make_job_callback(Environment* environment) {
+  SPEC_STEP("sec-patches-html-hostmakejobcallback before-5.1");
+  EventLoop& event_loop = *environment->event_loop;
+  SPEC_STEP("sec-patches-html-hostmakejobcallback before-5.2");
+  return event_loop.current_continuation_state ? event_loop.current_continuation_state->clone() : nullptr;
+}
+
+// https://html.spec.whatwg.org/#hostcalljobcallback with the scheduling patch.
+Completion host_call_job_callback(Environment* environment, const Promise::Reaction& reaction, const Value& argument) {
+  SPEC_STEP("sec-patches-html-hostcalljobcallback before-5.1");
+  EventLoop& event_loop = *environment->event_loop;
+  SPEC_STEP("sec-patches-html-hostcalljobcallback before-5.2");
+  event_loop.current_continuation_state = reaction.continuation_state;
+  Completion result = reaction.handler(argument);
+  SPEC_STEP("sec-patches-html-hostcalljobcallback after-7.1");
+  event_loop.current_continuation_state = nullptr;
+  return result;
 }
 
 ResolvingFunctions create_resolving_functions(Promise* promise) {
@@ -19,13 +44,14 @@ ResolvingFunctions create_resolving_functions(Promise* promise) {
 }
 
 // ECMA-262 #sec-promisereactionjob
-void promise_reaction_job(World& world, const Promise::Reaction& reaction, const Value& argument) {
+void promise_reaction_job(World& world, Environment* promise_environment, const Promise::Reaction& reaction,
+                          const Value& argument) {
   Completion handler_result;
   if (!reaction.handler) {
     // Steps 1.d-e: no handler: fulfil passes the value on, reject rethrows it.
     handler_result = reaction.is_fulfill ? Completion::normal(argument) : Completion::throw_(argument);
   } else {
-    handler_result = reaction.handler(argument);  // step 1.f
+    handler_result = host_call_job_callback(promise_environment, reaction, argument);  // step 1.f
   }
   if (!reaction.capability) {  // step 1.g: nothing derived; host handlers never throw
     spec_assert(!handler_result.thrown, "a reaction without capability completed normally");
@@ -41,8 +67,8 @@ void promise_reaction_job(World& world, const Promise::Reaction& reaction, const
 void trigger_promise_reactions(World& world, Promise* promise, std::vector<Promise::Reaction> reactions,
                                const Value& argument) {
   for (Promise::Reaction& reaction : reactions)
-    host_enqueue_promise_job(world, promise->environment, [&world, reaction = std::move(reaction), argument] {
-      promise_reaction_job(world, reaction, argument);
+    host_enqueue_promise_job(world, promise->environment, [&world, promise, reaction = std::move(reaction), argument] {
+      promise_reaction_job(world, promise->environment, reaction, argument);
     });
 }
 
@@ -131,8 +157,11 @@ Promise* promise_resolve(World& world, Environment* environment, const JsValue& 
 
 void perform_promise_then(World& world, Promise* promise, Handler on_fulfilled, Handler on_rejected,
                           Promise* derived) {
-  Promise::Reaction fulfill{derived, true, std::move(on_fulfilled)};  // steps 5-6
-  Promise::Reaction reject{derived, false, std::move(on_rejected)};   // steps 7-8
+  // Steps 3-4 make JobCallbacks of callable handlers (HostMakeJobCallback); steps 5-8 the reactions.
+  auto fulfill_state = on_fulfilled ? host_make_job_callback(promise->environment) : nullptr;
+  auto reject_state = on_rejected ? host_make_job_callback(promise->environment) : nullptr;
+  Promise::Reaction fulfill{derived, true, std::move(on_fulfilled), std::move(fulfill_state)};
+  Promise::Reaction reject{derived, false, std::move(on_rejected), std::move(reject_state)};
   switch (promise->state) {
     case Promise::State::Pending:  // step 9
       promise->fulfill_reactions.push_back(std::move(fulfill));

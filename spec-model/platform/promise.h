@@ -7,6 +7,7 @@
 #include <memory>
 #include <vector>
 
+#include "continuation.h"
 #include "environment.h"
 #include "lockstep/value.h"
 
@@ -49,7 +50,10 @@ class Promise {
   struct Reaction {
     Promise* capability = nullptr;  // the derived promise, resolved by its own resolving functions
     bool is_fulfill = true;
-    Handler handler;  // empty: pass the argument through (fulfill) or rethrow it (reject)
+    // A JobCallback Record: the handler (empty: pass the argument through or rethrow it) and its
+    // [[HostDefined]] continuation state (scheduling#sec-patches-html-hostmakejobcallback).
+    Handler handler;
+    std::shared_ptr<ContinuationState> continuation_state;
   };
 
   Environment* environment = nullptr;  // its realm's agent; its jobs run on that event loop

@@ -23,6 +23,10 @@ class ScriptHost {
   virtual ~ScriptHost() = default;
   // Calls a LockGrantedCallback with a Lock object or null.
   virtual Completion call_lock_granted_callback(const CallbackFunction& callback, LockObject* lock) = 0;
+  // Calls a SchedulerPostTaskCallback (no arguments).
+  virtual Completion call_post_task_callback(const CallbackFunction& callback) = 0;
+  // Calls an IdleRequestCallback (the deadline is not modelled, I-19).
+  virtual void call_idle_request_callback(const CallbackFunction& callback) = 0;
 };
 
 // webidl#invoke-a-callback-function for a callback whose return type is a promise type: an

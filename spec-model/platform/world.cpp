@@ -11,10 +11,16 @@ namespace lockstep::spec {
 struct World::Unit {
   ParallelQueue* queue = nullptr;
   EventLoop* loop = nullptr;
-  std::string source;
+  std::string source;  // a task source, or "scheduler" or "idle"
   std::uint64_t seq = 0;
   std::string name;  // as a schedule names it: "locks:<partition>" or "loop:<L>/<source>"
+  int effective_priority = -1;  // the scheduler queue's, for "scheduler" units (I-17)
 };
+
+namespace {
+constexpr const char* kSchedulerUnit = "scheduler";
+constexpr const char* kIdleUnit = "idle";
+}  // namespace
 
 World::World() = default;
 World::~World() = default;
@@ -67,9 +73,31 @@ void World::queue_a_task(Environment* environment, const std::string& source, St
   it->second.push_back(Task{next_seq_++, source, environment, document_bound, std::move(steps)});
 }
 
-void World::queue_a_microtask(Environment* environment, Steps steps) {
+void World::queue_a_microtask(Environment* environment, Steps steps, bool ignore_continuation_state) {
   if (environment->terminated) return;
-  environment->event_loop->microtask_queue.emplace_back(environment, std::move(steps));
+  EventLoop& event_loop = *environment->event_loop;
+  if (ignore_continuation_state) {
+    event_loop.microtask_queue.emplace_back(environment, std::move(steps));
+    return;
+  }
+  // scheduling#sec-patches-html-queuing-tasks, the new step 5: the microtask carries a clone of the
+  // current continuation state and makes it current while it runs.
+  SPEC_STEP("sec-patches-html-queuing-tasks 5.1");
+  std::shared_ptr<ContinuationState> continuation_state;
+  SPEC_STEP("sec-patches-html-queuing-tasks 5.2");
+  if (event_loop.current_continuation_state) continuation_state = event_loop.current_continuation_state->clone();
+  SPEC_STEP("sec-patches-html-queuing-tasks 5.3");
+  event_loop.microtask_queue.emplace_back(environment, [&event_loop, continuation_state, steps = std::move(steps)] {
+    event_loop.current_continuation_state = continuation_state;
+    steps();
+    event_loop.current_continuation_state = nullptr;
+  });
+}
+
+void World::run_as_task(EventLoop& loop, Environment* environment, const Steps& steps) {
+  loop.running = environment;
+  steps();
+  loop.running = nullptr;
 }
 
 void World::enqueue_steps(ParallelQueue& queue, Steps steps) {
@@ -99,6 +127,20 @@ std::vector<World::Unit> World::runnable_units() {
           units.push_back(Unit{nullptr, loop.get(), source, task.seq, "loop:" + loop->name + "/" + source});
           break;  // the first runnable task of this queue (html#event-loop-processing-model 1)
         }
+  if (!schedulers_) return units;
+  for (auto& loop : event_loops_) {
+    // scheduling#sec-patches-html-event-loop-processing: the scheduler queue is one more choice.
+    bool other_work = std::any_of(units.begin(), units.end(), [&](const Unit& u) { return u.loop == loop.get(); });
+    if (auto candidate = schedulers_->next_scheduler_task(*loop)) {
+      units.push_back(Unit{nullptr, loop.get(), kSchedulerUnit, candidate->seq,
+                           "loop:" + loop->name + "/" + kSchedulerUnit, candidate->effective_priority});
+      other_work = true;
+    }
+    // I-19: an idle period starts only on an event loop with nothing else to run.
+    if (!other_work)
+      if (auto idle = schedulers_->next_idle_callback(*loop))
+        units.push_back(Unit{nullptr, loop.get(), kIdleUnit, *idle, "loop:" + loop->name + "/" + kIdleUnit});
+  }
   return units;
 }
 
@@ -115,6 +157,7 @@ std::size_t World::choose(const std::vector<Unit>& units) {
                                                  n.rfind(pin + "/", 0) == 0);
       if (match) candidates.push_back(i);
     }
+    if (candidates.size() > 1 && pin != "locks") candidates = {canonical(units, candidates)};
     if (candidates.empty() || (pin == "locks" && candidates.size() > 1)) {
       std::string names;
       for (const Unit& u : units) names += (names.empty() ? "" : ", ") + u.name;
@@ -127,15 +170,54 @@ std::size_t World::choose(const std::vector<Unit>& units) {
   } else {
     for (std::size_t i = 0; i < units.size(); ++i) candidates.push_back(i);
   }
-  // Canonical policy (I-1, I-2): the oldest queued work among the candidates.
-  std::size_t best = candidates.front();
-  for (std::size_t i : candidates)
-    if (units[i].seq < units[best].seq) best = i;
+  std::size_t best = canonical(units, candidates);
   choices_taken_.push_back(units[best].name);
   return best;
 }
 
+// The canonical policy (I-1, I-2, I-17): each event loop proposes one unit (its scheduler queue
+// ahead of its other tasks at effective priority 3+, behind them at 0-1, by age at 2); then the
+// oldest proposal in the world runs.
+std::size_t World::canonical(const std::vector<Unit>& units, const std::vector<std::size_t>& candidates) const {
+  std::vector<std::size_t> proposals;
+  for (std::size_t i : candidates) {
+    const Unit& u = units[i];
+    if (u.queue) {
+      proposals.push_back(i);
+      continue;
+    }
+    bool dominated = false;
+    for (std::size_t j : candidates) {
+      const Unit& v = units[j];
+      if (j == i || v.loop != u.loop) continue;
+      const bool u_sched = u.source == kSchedulerUnit, v_sched = v.source == kSchedulerUnit;
+      if (u.source == kIdleUnit) dominated = true;  // idle yields to anything of its loop
+      else if (v_sched && v.effective_priority >= 3) dominated = true;
+      else if (u_sched && u.effective_priority >= 3) continue;
+      else if (u_sched && u.effective_priority <= 1 && v.source != kIdleUnit) dominated = true;
+      else if (v_sched && v.effective_priority <= 1) continue;
+      else if (v.source != kIdleUnit && v.seq < u.seq) dominated = true;
+      if (dominated) break;
+    }
+    if (!dominated) proposals.push_back(i);
+  }
+  std::size_t best = proposals.front();
+  for (std::size_t i : proposals)
+    if (units[i].seq < units[best].seq) best = i;
+  return best;
+}
+
 void World::run_unit(const Unit& unit) {
+  if (unit.loop && unit.source == kSchedulerUnit) {
+    schedulers_->run_next_scheduler_task(*unit.loop);
+    perform_a_microtask_checkpoint(*unit.loop);
+    return;
+  }
+  if (unit.loop && unit.source == kIdleUnit) {
+    schedulers_->run_next_idle_callback(*unit.loop);
+    perform_a_microtask_checkpoint(*unit.loop);
+    return;
+  }
   if (unit.queue) {
     Steps steps = std::move(unit.queue->algorithm_queue.front().second);
     unit.queue->algorithm_queue.pop_front();

@@ -8,10 +8,12 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "continuation.h"
 #include "environment.h"
 #include "lockstep/log.h"
 #include "step.h"
@@ -39,6 +41,27 @@ class EventLoop {
   std::deque<std::pair<Environment*, Steps>> microtask_queue;
   bool performing_a_microtask_checkpoint = false;
   Environment* running = nullptr;  // whose script the current task or microtask runs
+  // scheduling#sec-patches-html-event-loop-definitions
+  std::uint64_t next_enqueue_order = 1;
+  std::shared_ptr<ContinuationState> current_continuation_state;
+};
+
+// What an event loop's schedulers offer the event loop processing model (the HTML patch of
+// scheduling#sec-patches-html-event-loop-processing). Implemented by the scheduling model.
+class SchedulerTaskSource {
+ public:
+  virtual ~SchedulerTaskSource() = default;
+  struct Candidate {
+    std::uint64_t seq;       // world-wide age of the task that would run (I-1)
+    int effective_priority;  // of the queue it is in
+  };
+  // "Select the next scheduler task queue from all schedulers" for the loop; nullopt for null.
+  virtual std::optional<Candidate> next_scheduler_task(EventLoop& loop) = 0;
+  // Takes the first runnable task of that queue and runs it.
+  virtual void run_next_scheduler_task(EventLoop& loop) = 0;
+  // I-19: an idle callback the loop could run when it has nothing else, if any.
+  virtual std::optional<std::uint64_t> next_idle_callback(EventLoop& loop) = 0;
+  virtual void run_next_idle_callback(EventLoop& loop) = 0;
 };
 
 // https://html.spec.whatwg.org/#parallel-queue
@@ -76,8 +99,14 @@ class World {
   // https://html.spec.whatwg.org/#queue-a-task
   void queue_a_task(Environment* environment, const std::string& source, Steps steps,
                     bool document_bound = true);
-  // https://html.spec.whatwg.org/#queue-a-microtask
-  void queue_a_microtask(Environment* environment, Steps steps);
+  // https://html.spec.whatwg.org/#queue-a-microtask, with the scheduling patch's
+  // ignoreContinuationState (scheduling#sec-patches-html-queuing-tasks).
+  void queue_a_microtask(Environment* environment, Steps steps, bool ignore_continuation_state = false);
+  // A world-wide sequence number for work queued outside the world's own queues (I-1).
+  std::uint64_t next_sequence_number() { return next_seq_++; }
+  void set_scheduler_task_source(SchedulerTaskSource* source) { schedulers_ = source; }
+  // Runs steps as the event loop's current task would (loop.running set), for the schedulers.
+  void run_as_task(EventLoop& loop, Environment* environment, const Steps& steps);
   // https://html.spec.whatwg.org/#enqueue-the-following-steps (parallel queue)
   void enqueue_steps(ParallelQueue& queue, Steps steps);
   // https://html.spec.whatwg.org/#run-steps-after-a-timeout, on the virtual clock (I-4)
@@ -110,6 +139,7 @@ class World {
   void run_unit(const Unit& unit);
   void perform_a_microtask_checkpoint(EventLoop& loop);
   std::size_t choose(const std::vector<Unit>& units);
+  std::size_t canonical(const std::vector<Unit>& units, const std::vector<std::size_t>& candidates) const;
 
   std::vector<std::shared_ptr<void>> arena_;
   std::map<std::string, std::unique_ptr<Environment>> environments_;
@@ -128,6 +158,7 @@ class World {
   std::vector<std::string> choices_taken_;
   int current_step_ = 0;
   Log log_;
+  SchedulerTaskSource* schedulers_ = nullptr;
 };
 
 }  // namespace lockstep::spec

@@ -14,7 +14,7 @@ struct TraceRunner::Activation {
   std::string owner;                  // the request whose callback this is
 };
 
-TraceRunner::TraceRunner(const Trace& trace) : trace_(trace), locks_(world_, *this) {
+TraceRunner::TraceRunner(const Trace& trace) : trace_(trace), locks_(world_, *this), scheduling_(world_, *this) {
   for (const Agent& agent : trace_.agents) world_.add_environment(agent);
   for_each_action(trace_.steps, [&](const Action& a) {
     if (!a.id.empty()) definitions_[a.id] = &a;
@@ -66,6 +66,19 @@ Completion TraceRunner::call_lock_granted_callback(const CallbackFunction& callb
   world_.log(callback.environment, "callback", {{"request", Value::string(callback.owner)}, {"lock", lock_info}});
   return call_function(callback.environment, &callback.callback->body, callback.callback, callback.owner,
                        callback.callback->is_async);
+}
+
+Completion TraceRunner::call_post_task_callback(const CallbackFunction& callback) {
+  world_.log(callback.environment, "task", {{"task", Value::string(callback.owner)}});
+  return call_function(callback.environment, &callback.callback->body, callback.callback, callback.owner,
+                       callback.callback->is_async);
+}
+
+void TraceRunner::call_idle_request_callback(const CallbackFunction& callback) {
+  world_.log(callback.environment, "idle", {{"id", Value::string(callback.owner)}});
+  // An idle callback's return value is ignored (requestidlecallback, "invoke idle callbacks").
+  call_function(callback.environment, &callback.callback->body, callback.callback, callback.owner,
+                callback.callback->is_async);
 }
 
 Completion TraceRunner::call_function(Environment* environment, const std::vector<Action>* body,
@@ -250,31 +263,112 @@ TraceRunner::Flow TraceRunner::perform(Environment* environment, const Action& a
     case Op::QueueMicrotask:
       world_.queue_a_microtask(environment, [this, environment, &a] { start_async(environment, &a.body, nullptr, {}); });
       return Flow::Next;
-    case Op::Await: {
-      // ECMA-262 #await: PromiseResolve, then resume from a reaction job.
-      Promise* promise = promise_resolve(world_, environment, JsValue(promise_named(a, a.target)));
-      std::shared_ptr<Activation> self = activation;
-      perform_promise_then(
-          world_, promise,
-          [this, self](const Value&) {
-            resume(self);
-            return Completion::normal(Value());
-          },
-          [this, self](const Value& reason) {
-            // The await throws: the rest of the body is skipped and the function rejects (I-14).
-            self->promise->own.reject(world_, reason);
-            return Completion::normal(Value());
-          },
-          nullptr);
-      return Flow::Suspend;
-    }
+    case Op::Await:
+      return suspend_on(environment, promise_named(a, a.target), activation);
     case Op::Mark:
       world_.log(environment, "mark", {{"label", Value::string(a.label)}});
       return Flow::Next;
     case Op::AdvanceTime:
       break;  // top level only (the reader enforces it)
     default:
-      break;  // scheduling ops: run() refuses traces with them before starting
+      return perform_scheduling(environment, a, activation);
+  }
+  throw InternalError(std::string("op ") + op_name(a.op) + " reached the spec model unexpectedly at " + a.pointer);
+}
+
+// ECMA-262 #await: PromiseResolve, then resume from a reaction job. The reactions carry the
+// continuation state current now (HostMakeJobCallback), which is how yield inherits across await.
+TraceRunner::Flow TraceRunner::suspend_on(Environment* environment, Promise* awaited,
+                                          const std::shared_ptr<Activation>& activation) {
+  Promise* promise = promise_resolve(world_, environment, JsValue(awaited));
+  std::shared_ptr<Activation> self = activation;
+  perform_promise_then(
+      world_, promise,
+      [this, self](const Value&) {
+        resume(self);
+        return Completion::normal(Value());
+      },
+      [this, self](const Value& reason) {
+        // The await throws: the rest of the body is skipped and the function rejects (I-14).
+        self->promise->own.reject(world_, reason);
+        return Completion::normal(Value());
+      },
+      nullptr);
+  return Flow::Suspend;
+}
+
+TaskSignal* TraceRunner::task_signal_named(const Action& user, const std::string& id) {
+  auto* signal = dynamic_cast<TaskSignal*>(signal_named(user, id));
+  if (!signal) throw InternalError("\"" + id + "\" is not a TaskSignal at " + user.pointer);
+  return signal;
+}
+
+TraceRunner::Flow TraceRunner::perform_scheduling(Environment* environment, const Action& a,
+                                                  const std::shared_ptr<Activation>& activation) {
+  switch (a.op) {
+    case Op::PostTask: {
+      SchedulerPostTaskOptions options;
+      options.priority = a.task_options.priority;
+      if (a.task_options.signal) options.signal = signal_named(a, *a.task_options.signal);
+      options.delay = a.task_options.delay.value_or(0);
+      Promise* p = scheduling_.post_task(scheduling_.scheduler(environment),
+                                         CallbackFunction{environment, &*a.callback, a.id}, options);
+      promises_[a.id] = p;
+      observe(p, environment, a.id);
+      return Flow::Next;
+    }
+    case Op::Yield: {
+      // `await scheduler.yield()`: the promise is observed as soon as it exists, then awaited.
+      Promise* p = scheduling_.yield(scheduling_.scheduler(environment));
+      promises_[a.id] = p;
+      observe(p, environment, a.id);
+      return suspend_on(environment, p, activation);
+    }
+    case Op::NewTaskController: {
+      TaskController* controller =
+          scheduling_.new_task_controller(environment, a.priority.value_or(TaskPriority::UserVisible));
+      controller->signal->trace_id = a.id;
+      controllers_[a.id] = controller;
+      task_controllers_[a.id] = controller;
+      signals_[a.id] = controller->signal;
+      return Flow::Next;
+    }
+    case Op::SetPriority: {
+      auto it = task_controllers_.find(a.controller);
+      if (it == task_controllers_.end()) not_created_yet(a, a.controller, "TaskController");
+      if (auto thrown = scheduling_.set_priority(it->second, *a.priority))
+        world_.log(environment, "threw", {{"op", Value::string("setPriority")}, {"error", *thrown}});
+      return Flow::Next;
+    }
+    case Op::TaskSignalAny: {
+      std::vector<AbortSignal*> signals;
+      for (const std::string& id : a.signals) signals.push_back(signal_named(a, id));
+      TaskSignalAnyInit init;
+      if (a.any_priority.signal)
+        init.signal = task_signal_named(a, *a.any_priority.signal);
+      else
+        init.priority = a.any_priority.priority.value_or(TaskPriority::UserVisible);
+      TaskSignal* signal = scheduling_.any(environment, signals, init);
+      signal->trace_id = a.id;
+      signals_[a.id] = signal;
+      return Flow::Next;
+    }
+    case Op::OnPriorityChange: {
+      TaskSignal* signal = task_signal_named(a, a.signal);
+      signal->prioritychange_listeners.push_back([this, environment, signal, &a](TaskPriority previous) {
+        world_.log(environment, "prioritychange",
+                   {{"signal", Value::string(a.signal)},
+                    {"previousPriority", Value::string(task_priority_name(previous))},
+                    {"priority", Value::string(task_priority_name(signal->priority))}});
+        start_async(environment, &a.body, nullptr, {});
+      });
+      return Flow::Next;
+    }
+    case Op::RequestIdleCallback:
+      scheduling_.request_idle_callback(environment, CallbackFunction{environment, &*a.callback, a.id});
+      return Flow::Next;
+    default:
+      break;
   }
   throw InternalError(std::string("op ") + op_name(a.op) + " reached the spec model unexpectedly at " + a.pointer);
 }

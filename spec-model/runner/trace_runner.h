@@ -8,6 +8,7 @@
 #include <string>
 
 #include "../platform/world.h"
+#include "../scheduling/scheduling.h"
 #include "../web-locks/web_locks.h"
 #include "lockstep/engine.h"
 
@@ -19,6 +20,8 @@ class TraceRunner : public ScriptHost {
   RunResult run();
 
   Completion call_lock_granted_callback(const CallbackFunction& callback, LockObject* lock) override;
+  Completion call_post_task_callback(const CallbackFunction& callback) override;
+  void call_idle_request_callback(const CallbackFunction& callback) override;
 
  private:
   struct Activation;
@@ -32,6 +35,9 @@ class TraceRunner : public ScriptHost {
   void resume(const std::shared_ptr<Activation>& activation);
   Completion finish(Activation& activation);
   Flow perform(Environment* environment, const Action& action, const std::shared_ptr<Activation>& activation);
+  Flow perform_scheduling(Environment* environment, const Action& action, const std::shared_ptr<Activation>& activation);
+  Flow suspend_on(Environment* environment, Promise* promise, const std::shared_ptr<Activation>& activation);
+  TaskSignal* task_signal_named(const Action& user, const std::string& id);
 
   Promise* promise_named(const Action& user, const std::string& id);
   AbortSignal* signal_named(const Action& user, const std::string& id);
@@ -41,11 +47,13 @@ class TraceRunner : public ScriptHost {
   const Trace& trace_;
   World world_;
   WebLocks locks_;
+  Scheduling scheduling_;
   std::map<std::string, const Action*> definitions_;
   std::map<std::string, Promise*> promises_;          // request, query, newPromise ids
   std::map<std::string, Promise*> pending_results_;   // callbacks that returned {"pending": true}
   std::map<std::string, AbortSignal*> signals_;
   std::map<std::string, AbortController*> controllers_;
+  std::map<std::string, TaskController*> task_controllers_;
   std::map<std::string, int> terminated_in_step_;
 };
 

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <memory>
+#include <vector>
 
 #include "lockstep/engine.h"
 
@@ -9,7 +10,11 @@ namespace lockstep {
 
 std::unique_ptr<Engine> make_spec_engine();
 
-// The step index compiled into the binary: the contents of spec-model/*/steps.json.
+// The step indexes compiled into the binary: the contents of spec-model/*/steps.json.
 const char* web_locks_step_index_json();
+const char* scheduling_step_index_json();
+inline std::vector<const char*> step_index_jsons() {
+  return {web_locks_step_index_json(), scheduling_step_index_json()};
+}
 
 }  // namespace lockstep
