@@ -4,6 +4,9 @@
 #include <vector>
 
 namespace lockstep::gen {
+
+rc::Gen<Trace> trace(bool with_scheduling);
+
 namespace {
 
 struct Builder {
@@ -14,6 +17,8 @@ struct Builder {
   std::vector<std::string> controllers;
   std::vector<std::string> controller_agents;
   std::vector<std::string> live;  // agents that may still act
+  std::vector<std::string> task_controllers;
+  std::vector<std::string> task_controller_agents;
 
   std::string fresh(const char* prefix) { return prefix + std::to_string(next_id++); }
   std::string pointer() const { return "/steps/" + std::to_string(trace.steps.size()); }
@@ -29,9 +34,12 @@ Action top(const std::string& agent, Op op, const std::string& pointer) {
 
 }  // namespace
 
-rc::Gen<Trace> web_locks_trace() {
-  return rc::gen::withSize([](int size) {
-    return rc::gen::exec([size] {
+rc::Gen<Trace> web_locks_trace() { return trace(false); }
+rc::Gen<Trace> mixed_trace() { return trace(true); }
+
+rc::Gen<Trace> trace(bool with_scheduling) {
+  return rc::gen::withSize([with_scheduling](int size) {
+    return rc::gen::exec([size, with_scheduling] {
     Builder b;
     const int agents = *rc::gen::inRange(1, 5);
     const bool two_origins = *rc::gen::arbitrary<bool>();
@@ -112,9 +120,56 @@ rc::Gen<Trace> web_locks_trace() {
         std::size_t i = *rc::gen::inRange<std::size_t>(0, b.controllers.size());
         a = top(b.controller_agents[i], Op::Abort, p);
         a.signal = b.controllers[i];
-      } else if (kind < 95) {
+      } else if (kind < 88) {
         a = top(agent, Op::Query, p);
         a.id = b.fresh("q");
+      } else if (kind < 97 && with_scheduling) {
+        const int what = *rc::gen::inRange(0, 3);
+        std::vector<std::string> mine;
+        for (std::size_t i = 0; i < b.task_controllers.size(); ++i)
+          if (b.task_controller_agents[i] == agent) mine.push_back(b.task_controllers[i]);
+        if (what == 0 || mine.empty()) {
+          a = top(agent, Op::NewTaskController, p);
+          a.id = b.fresh("tc");
+          a.priority = *rc::gen::element(TaskPriority::Background, TaskPriority::UserVisible, TaskPriority::UserBlocking);
+          b.task_controllers.push_back(a.id);
+          b.task_controller_agents.push_back(agent);
+          b.controllers.push_back(a.id);
+          b.controller_agents.push_back(agent);
+        } else if (what == 1) {
+          a = top(agent, Op::SetPriority, p);
+          a.controller = *rc::gen::elementOf(mine);
+          a.priority = *rc::gen::element(TaskPriority::Background, TaskPriority::UserVisible, TaskPriority::UserBlocking);
+        } else {
+          // A run body posting a few tasks at once, some yielding, so that priorities decide.
+          a = top(agent, Op::Run, p);
+          const int n = *rc::gen::inRange(1, 4);
+          for (int i = 0; i < n; ++i) {
+            Action post;
+            post.op = Op::PostTask;
+            post.agent = agent;
+            post.id = b.fresh("t");
+            post.pointer = p + "/body/" + std::to_string(i);
+            if (*rc::gen::arbitrary<bool>())
+              post.task_options.priority =
+                  *rc::gen::element(TaskPriority::Background, TaskPriority::UserVisible, TaskPriority::UserBlocking);
+            else
+              post.task_options.signal = *rc::gen::elementOf(mine);
+            Callback cb;
+            cb.pointer = post.pointer + "/callback";
+            if (*rc::gen::arbitrary<bool>()) {
+              Action y;
+              y.op = Op::Yield;
+              y.agent = agent;
+              y.id = b.fresh("y");
+              y.pointer = cb.pointer + "/body/0";
+              cb.body.push_back(y);
+              cb.is_async = true;
+            }
+            post.callback = cb;
+            a.body.push_back(post);
+          }
+        }
       } else {
         a = top(agent, Op::Terminate, p);
         for (std::size_t i = 0; i < b.live.size(); ++i)

@@ -10,5 +10,7 @@
 namespace lockstep::gen {
 
 rc::Gen<Trace> web_locks_trace();
+// Web Locks and Prioritized Task Scheduling together (TaskControllers, posted tasks that yield).
+rc::Gen<Trace> mixed_trace();
 
 }  // namespace lockstep::gen

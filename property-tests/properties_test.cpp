@@ -14,7 +14,7 @@ namespace {
 RunOutcome replay(const Trace& trace) { return make_spec_engine()->run(trace, {}); }
 
 RC_GTEST_PROP(Traces, WriteThenReadGivesTheSameTrace, ()) {
-  const Trace trace = *gen::web_locks_trace();
+  const Trace trace = *gen::mixed_trace();
   const std::string written = write_trace(trace);
   auto back = read_trace(written);
   RC_ASSERT(back.ok());
@@ -22,7 +22,7 @@ RC_GTEST_PROP(Traces, WriteThenReadGivesTheSameTrace, ()) {
 }
 
 RC_GTEST_PROP(Traces, GeneratedTracesReplayDeterministically, ()) {
-  const Trace trace = *gen::web_locks_trace();
+  const Trace trace = *gen::mixed_trace();
   auto valid = read_trace(write_trace(trace));
   RC_ASSERT(valid.ok());
   RunOutcome first = replay(valid.value());
@@ -59,13 +59,13 @@ RC_GTEST_PROP(Traces, SnapshotsNeverShowConflictingHolders, ()) {
 // Every request ends at most once: one `settled` event per request id at most, and a `callback`
 // event, when there is one, comes before it.
 RC_GTEST_PROP(Traces, EveryRequestSettlesAtMostOnceAfterItsCallback, ()) {
-  const Trace trace = *gen::web_locks_trace();
+  const Trace trace = *gen::mixed_trace();
   RunOutcome outcome = replay(trace);
   RC_ASSERT(outcome.ok());
   std::map<std::string, int> settled, called;
   for (const Event& e : outcome.result().log.events) {
-    if (e.event == "callback") {
-      const std::string id = e.member("request")->as_string();
+    if (e.event == "callback" || e.event == "task") {
+      const std::string id = e.member(e.event == "task" ? "task" : "request")->as_string();
       RC_ASSERT(settled[id] == 0);
       RC_ASSERT(++called[id] == 1);
     }
