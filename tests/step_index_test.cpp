@@ -3,7 +3,6 @@
 
 #include <filesystem>
 #include <fstream>
-#include <regex>
 #include <set>
 #include <sstream>
 
@@ -40,16 +39,27 @@ std::string slurp(const fs::path& p) {
   return ss.str();
 }
 
+// The indentation of a numbered step line ("   1. ..."), or npos for any other line. (No
+// std::regex: GCC 12 warns inside it under the sanitizers.)
+std::size_t numbered_step_indent(const std::string& line) {
+  std::size_t indent = line.find_first_not_of(' ');
+  if (indent == std::string::npos || line.compare(indent, 3, "1. ") != 0) return std::string::npos;
+  return indent;
+}
+
 // Every SPEC_STEP("...") id in the model's sources.
 std::set<std::string> ids_in_code() {
   std::set<std::string> ids;
-  std::regex mark(R"re(SPEC_STEP\("([^"]+)"\))re");
+  const std::string mark = "SPEC_STEP(\"";
   for (const auto& entry : fs::recursive_directory_iterator(fs::path(LOCKSTEP_SOURCE_DIR) / "spec-model")) {
     auto ext = entry.path().extension();
     if (ext != ".cpp" && ext != ".h") continue;
     std::string text = slurp(entry.path());
-    for (auto it = std::sregex_iterator(text.begin(), text.end(), mark); it != std::sregex_iterator(); ++it)
-      if ((*it)[1] != "id") ids.insert((*it)[1]);
+    for (auto at = text.find(mark); at != std::string::npos; at = text.find(mark, at + 1)) {
+      auto begin = at + mark.size();
+      std::string id = text.substr(begin, text.find('"', begin) - begin);
+      if (id != "id") ids.insert(id);
+    }
   }
   return ids;
 }
@@ -75,11 +85,9 @@ std::set<std::string> steps_in_source(const std::string& source, const std::stri
   std::vector<int> counters;
   std::vector<std::size_t> indents;  // the indentation of each open level (2 or 4 spaces a level)
   std::string line;
-  std::regex item(R"(^( *)1\. )");
-  std::smatch m;
   while (std::getline(block, line)) {
-    if (!std::regex_search(line, m, item)) continue;
-    const std::size_t indent = m[1].length();
+    const std::size_t indent = numbered_step_indent(line);
+    if (indent == std::string::npos) continue;
     while (!indents.empty() && indents.back() > indent) indents.pop_back();
     if (indents.empty() || indents.back() < indent) indents.push_back(indent);
     const std::size_t level = indents.size() - 1;
@@ -103,7 +111,13 @@ TEST_P(SpecSource, IndexMatchesTheNumberedSteps) {
   std::set<std::size_t> numbered_blocks, located_blocks;
   for (auto pos = source.find("<div algorithm"); pos != std::string::npos; pos = source.find("<div algorithm", pos + 1)) {
     auto end = source.find("</div>", pos);
-    if (std::regex_search(source.substr(pos, end - pos), std::regex(R"((^|\n) *1\. )"))) numbered_blocks.insert(pos);
+    std::istringstream block(source.substr(pos, end - pos));
+    std::string line;
+    while (std::getline(block, line))
+      if (numbered_step_indent(line) != std::string::npos) {
+        numbered_blocks.insert(pos);
+        break;
+      }
   }
   for (const auto& alg : idx.algorithms) {
     if (alg.prose) continue;
