@@ -10,5 +10,7 @@ namespace lockstep::detail {
 using Json = nlohmann::ordered_json;
 
 Json to_json(const Value& value);
+// Any JSON as a value; {"DOMException": name} is a DOMException. No limits: for trusted logs.
+Value from_json(const Json& json);
 
 }  // namespace lockstep::detail
