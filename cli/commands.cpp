@@ -15,7 +15,9 @@ namespace {
 
 constexpr int kOk = 0, kFailed = 1, kBadInput = 2;
 
-std::unique_ptr<Engine> engine_named(const std::string&) { return make_spec_engine(); }
+std::unique_ptr<Engine> engine_named(const std::string&) {
+  return make_spec_engine();
+}
 
 int bad_input(const std::string& file, const Error& error) {
   std::cerr << "lockstep: " << file << ": " << error.to_string() << "\n";
@@ -49,7 +51,8 @@ int run_command(const RunArgs& args) {
   RunOutcome outcome = engine_named(args.engine)->run(trace.value(), options);
   if (!outcome.ok()) {
     if (outcome.failure().kind == RunFailure::Kind::Internal) {
-      std::cerr << "lockstep: internal error replaying " << args.trace << ": " << outcome.failure().error.message << "\n";
+      std::cerr << "lockstep: internal error replaying " << args.trace << ": "
+                << outcome.failure().error.message << "\n";
       return kFailed;
     }
     return bad_input(args.trace, outcome.failure().error);
@@ -67,13 +70,15 @@ int run_command(const RunArgs& args) {
     }
   }
   if (args.choices)
-    for (std::size_t i = 0; i < result.choices.size(); ++i) std::cerr << "choice " << i << ": " << result.choices[i] << "\n";
+    for (std::size_t i = 0; i < result.choices.size(); ++i)
+      std::cerr << "choice " << i << ": " << result.choices[i] << "\n";
   if (args.coverage) print_coverage(result.steps_hit, true);
   if (!args.expect.empty()) {
     auto expected = read_log_file(args.expect);
     if (!expected) return bad_input(args.expect, expected.error());
     if (auto diff = first_difference(expected.value(), result.log)) {
-      std::cerr << "lockstep: " << args.trace << ": the log differs from " << args.expect << ": " << *diff << "\n";
+      std::cerr << "lockstep: " << args.trace << ": the log differs from " << args.expect << ": "
+                << *diff << "\n";
       return kFailed;
     }
   }
@@ -83,8 +88,8 @@ int run_command(const RunArgs& args) {
 int validate_command(const std::string& path) {
   auto trace = read_trace_file(path);
   if (!trace) return bad_input(path, trace.error());
-  std::cout << path << ": valid lockstep-trace (" << trace->agents.size() << " agents, " << trace->steps.size()
-            << " steps)\n";
+  std::cout << path << ": valid lockstep-trace (" << trace->agents.size() << " agents, "
+            << trace->steps.size() << " steps)\n";
   return kOk;
 }
 
@@ -98,7 +103,8 @@ int corpus_command(const CorpusArgs& args) {
   std::vector<fs::path> traces;
   for (const auto& entry : fs::recursive_directory_iterator(args.dir)) {
     const std::string name = entry.path().filename().string();
-    if (entry.is_regular_file() && name.size() > 11 && name.substr(name.size() - 11) == ".trace.json")
+    if (entry.is_regular_file() && name.size() > 11 &&
+        name.substr(name.size() - 11) == ".trace.json")
       traces.push_back(entry.path());
   }
   std::sort(traces.begin(), traces.end());
@@ -121,8 +127,10 @@ int corpus_command(const CorpusArgs& args) {
       } else {
         for (const auto& [id, n] : outcome.result().steps_hit) hit[id] += n;
         auto expected = read_log_file(expected_path);
-        if (!expected) problem = expected.error().to_string();
-        else if (auto diff = first_difference(expected.value(), outcome.result().log)) problem = *diff;
+        if (!expected)
+          problem = expected.error().to_string();
+        else if (auto diff = first_difference(expected.value(), outcome.result().log))
+          problem = *diff;
       }
     }
     if (problem.empty()) {
@@ -134,7 +142,8 @@ int corpus_command(const CorpusArgs& args) {
     }
   }
   if (args.coverage) print_coverage(hit, true);
-  std::cout << "corpus (" << engine->name() << " engine): " << passed << " passed, " << failed << " failed\n";
+  std::cout << "corpus (" << engine->name() << " engine): " << passed << " passed, " << failed
+            << " failed\n";
   return failed == 0 ? kOk : kFailed;
 }
 

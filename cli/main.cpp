@@ -7,18 +7,24 @@
 #include "commands.h"
 
 int main(int argc, char** argv) {
-  CLI::App app{"lockstep: an executable model of the Web Locks API and Prioritized Task Scheduling"};
+  CLI::App app{
+      "lockstep: an executable model of the Web Locks API and Prioritized Task Scheduling"};
   app.require_subcommand(1);
   app.set_help_all_flag("--help-all", "Help for every command");
 
   lockstep::cli::RunArgs run;
-  auto* run_cmd = app.add_subcommand("run", "Replay a trace and write its event log (lockstep-log JSON)");
+  auto* run_cmd =
+      app.add_subcommand("run", "Replay a trace and write its event log (lockstep-log JSON)");
   run_cmd->add_option("trace", run.trace, "The trace file (lockstep-trace JSON)")->required();
-  run_cmd->add_option("--engine", run.engine, "Which engine replays it")->check(CLI::IsMember({"spec"}));
+  run_cmd->add_option("--engine", run.engine, "Which engine replays it")
+      ->check(CLI::IsMember({"spec"}));
   run_cmd->add_option("-o,--output", run.output, "Write the log here instead of stdout");
-  run_cmd->add_flag("--coverage", run.coverage, "Report on stderr which spec steps the run exercised");
-  run_cmd->add_option("--expect", run.expect, "Compare the log with this expected log; exit 1 if they differ");
-  run_cmd->add_flag("--choices", run.choices, "Print on stderr the choice taken at every choice point");
+  run_cmd->add_flag("--coverage", run.coverage,
+                    "Report on stderr which spec steps the run exercised");
+  run_cmd->add_option("--expect", run.expect,
+                      "Compare the log with this expected log; exit 1 if they differ");
+  run_cmd->add_flag("--choices", run.choices,
+                    "Print on stderr the choice taken at every choice point");
 
   std::string validate_trace;
   auto* validate_cmd = app.add_subcommand("validate", "Check a trace without running it");
@@ -26,10 +32,13 @@ int main(int argc, char** argv) {
 
   lockstep::cli::CorpusArgs corpus;
   auto* corpus_cmd = app.add_subcommand(
-      "corpus", "Replay every *.trace.json under a folder and compare with its *.log.json (the main job)");
+      "corpus",
+      "Replay every *.trace.json under a folder and compare with its *.log.json (the main job)");
   corpus_cmd->add_option("dir", corpus.dir, "The corpus folder")->capture_default_str();
-  corpus_cmd->add_option("--engine", corpus.engine, "Which engine replays it")->check(CLI::IsMember({"spec"}));
-  corpus_cmd->add_flag("--coverage", corpus.coverage, "Report the spec steps the whole corpus exercised");
+  corpus_cmd->add_option("--engine", corpus.engine, "Which engine replays it")
+      ->check(CLI::IsMember({"spec"}));
+  corpus_cmd->add_flag("--coverage", corpus.coverage,
+                       "Report the spec steps the whole corpus exercised");
   corpus_cmd->add_flag("-v,--verbose", corpus.verbose, "A line for every trace, not only failures");
 
   try {

@@ -11,7 +11,9 @@
 namespace lockstep {
 namespace {
 
-RunOutcome replay(const Trace& trace) { return make_spec_engine()->run(trace, {}); }
+RunOutcome replay(const Trace& trace) {
+  return make_spec_engine()->run(trace, {});
+}
 
 RC_GTEST_PROP(Traces, WriteThenReadGivesTheSameTrace, ()) {
   const Trace trace = *gen::mixed_trace();

@@ -2,7 +2,7 @@
 # Installs what lockstep builds and tests with, from Debian's packages. Idempotent.
 set -euo pipefail
 packages=(
-  build-essential cmake ninja-build python3 python3-jsonschema
+  build-essential cmake ninja-build clang-format python3 python3-jsonschema
   nlohmann-json3-dev libcli11-dev
   libgtest-dev libgmock-dev librapidcheck-dev libbenchmark-dev
 )

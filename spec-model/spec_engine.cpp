@@ -31,6 +31,8 @@ class SpecEngine : public Engine {
 
 }  // namespace
 
-std::unique_ptr<Engine> make_spec_engine() { return std::make_unique<SpecEngine>(); }
+std::unique_ptr<Engine> make_spec_engine() {
+  return std::make_unique<SpecEngine>();
+}
 
 }  // namespace lockstep

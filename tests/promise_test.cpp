@@ -1,8 +1,9 @@
 // ECMAScript promise machinery and the HTML event loop: tick counts and orders that the expected
 // logs of the corpus rely on.
+#include "platform/promise.h"
+
 #include <gtest/gtest.h>
 
-#include "platform/promise.h"
 #include "platform/world.h"
 
 namespace lockstep::spec {
@@ -16,7 +17,9 @@ class PromiseTest : public ::testing::Test {
     agent_.event_loop = "A";
     env_ = world_.add_environment(agent_);
   }
-  void mark(const std::string& label) { world_.log(env_, "mark", {{"label", Value::string(label)}}); }
+  void mark(const std::string& label) {
+    world_.log(env_, "mark", {{"label", Value::string(label)}});
+  }
   // A chain of microtasks that logs tick1..tickN, one per checkpoint turn.
   void ticks(int n, int i = 1) {
     if (i > n) return;

@@ -12,7 +12,8 @@ const char* kTwoAgents =
 
 std::string trace_with(const std::string& steps, const std::string& agents = kTwoAgents,
                        const std::string& extra = "") {
-  return R"({"format": "lockstep-trace", "version": 1, "agents": )" + agents + R"(, "steps": )" + steps + extra + "}";
+  return R"({"format": "lockstep-trace", "version": 1, "agents": )" + agents + R"(, "steps": )" +
+         steps + extra + "}";
 }
 
 struct BadCase {
@@ -22,7 +23,9 @@ struct BadCase {
   std::string message_part;
 };
 
-void PrintTo(const BadCase& c, std::ostream* os) { *os << c.label; }
+void PrintTo(const BadCase& c, std::ostream* os) {
+  *os << c.label;
+}
 
 class BadTrace : public ::testing::TestWithParam<BadCase> {};
 
@@ -31,35 +34,42 @@ TEST_P(BadTrace, ReportsPointerAndReason) {
   auto result = read_trace(c.json);
   ASSERT_FALSE(result.ok()) << c.label << " was accepted";
   EXPECT_EQ(result.error().pointer, c.pointer) << result.error().to_string();
-  EXPECT_NE(result.error().message.find(c.message_part), std::string::npos) << result.error().to_string();
+  EXPECT_NE(result.error().message.find(c.message_part), std::string::npos)
+      << result.error().to_string();
 }
 
 std::vector<BadCase> bad_cases() {
   std::vector<BadCase> cases = {
       {"malformed JSON", R"({"format": "lockstep-trace", )", "", "malformed JSON at line 1"},
       {"not an object", "[1, 2]", "", "a trace is a JSON object"},
-      {"wrong format", R"({"format": "other", "version": 1, "agents": [], "steps": []})", "/format", "lockstep-trace"},
-      {"future version", R"({"format": "lockstep-trace", "version": 2, "agents": [], "steps": []})", "/version",
-       "version 1"},
-      {"unknown op", trace_with(R"([{"agent": "A", "op": "lock"}])"), "/steps/0/op", "unknown op \"lock\""},
+      {"wrong format", R"({"format": "other", "version": 1, "agents": [], "steps": []})", "/format",
+       "lockstep-trace"},
+      {"future version", R"({"format": "lockstep-trace", "version": 2, "agents": [], "steps": []})",
+       "/version", "version 1"},
+      {"unknown op", trace_with(R"([{"agent": "A", "op": "lock"}])"), "/steps/0/op",
+       "unknown op \"lock\""},
       {"missing id", trace_with(R"([{"agent": "A", "op": "request", "name": "x"}])"), "/steps/0",
        "missing required member \"id\""},
-      {"duplicate id",
-       trace_with(R"([{"agent": "A", "op": "request", "id": "r", "name": "x"},
+      {"duplicate id", trace_with(R"([{"agent": "A", "op": "request", "id": "r", "name": "x"},
                       {"agent": "A", "op": "query", "id": "r"}])"),
        "/steps/1/id", "duplicate id \"r\""},
       {"dangling signal",
-       trace_with(R"([{"agent": "A", "op": "request", "id": "r", "name": "x", "options": {"signal": "s"}}])"),
+       trace_with(
+           R"([{"agent": "A", "op": "request", "id": "r", "name": "x", "options": {"signal": "s"}}])"),
        "/steps/0/options/signal", "no earlier step creates \"s\""},
-      {"dangling settle target", trace_with(R"([{"agent": "A", "op": "settle", "target": "p", "outcome": "fulfill"}])"),
+      {"dangling settle target",
+       trace_with(R"([{"agent": "A", "op": "settle", "target": "p", "outcome": "fulfill"}])"),
        "/steps/0/target", "no earlier step creates \"p\""},
       {"wrong type",
-       trace_with(R"([{"agent": "A", "op": "request", "id": "r", "name": "x", "options": {"ifAvailable": "yes"}}])"),
+       trace_with(
+           R"([{"agent": "A", "op": "request", "id": "r", "name": "x", "options": {"ifAvailable": "yes"}}])"),
        "/steps/0/options/ifAvailable", "expected true or false, got a string"},
-      {"name of the wrong type", trace_with(R"([{"agent": "A", "op": "request", "id": "r", "name": 7}])"),
-       "/steps/0/name", "expected a string, got a number"},
+      {"name of the wrong type",
+       trace_with(R"([{"agent": "A", "op": "request", "id": "r", "name": 7}])"), "/steps/0/name",
+       "expected a string, got a number"},
       {"await of a promise no step creates",
-       trace_with(R"([{"agent": "A", "op": "run", "body": [{"op": "await", "target": "nothing"}]}])"),
+       trace_with(
+           R"([{"agent": "A", "op": "run", "body": [{"op": "await", "target": "nothing"}]}])"),
        "/steps/0/body/0/target", "no earlier step creates \"nothing\""},
       {"await of something that is no promise",
        trace_with(R"([{"agent": "A", "op": "newAbortController", "id": "c"},
@@ -69,25 +79,27 @@ std::vector<BadCase> bad_cases() {
        trace_with(R"([{"agent": "A", "op": "run", "body": [{"op": "await", "target": "r"}]},
                       {"agent": "A", "op": "request", "id": "r", "name": "x"}])"),
        "/steps/0/body/0/target", "no earlier step creates \"r\""},
-      {"await at top level", trace_with(R"([{"agent": "A", "op": "await", "target": "r"}])"), "/steps/0/op",
-       "only allowed inside a body"},
+      {"await at top level", trace_with(R"([{"agent": "A", "op": "await", "target": "r"}])"),
+       "/steps/0/op", "only allowed inside a body"},
       {"agent inside a body",
-       trace_with(R"([{"agent": "A", "op": "run", "body": [{"agent": "A", "op": "mark", "label": "x"}]}])"),
+       trace_with(
+           R"([{"agent": "A", "op": "run", "body": [{"agent": "A", "op": "mark", "label": "x"}]}])"),
        "/steps/0/body/0/agent", "implied"},
-      {"unknown agent", trace_with(R"([{"agent": "Z", "op": "query", "id": "q"}])"), "/steps/0/agent",
-       "no agent with id \"Z\""},
+      {"unknown agent", trace_with(R"([{"agent": "Z", "op": "query", "id": "q"}])"),
+       "/steps/0/agent", "no agent with id \"Z\""},
       {"misspelt option",
-       trace_with(R"([{"agent": "A", "op": "request", "id": "r", "name": "x", "options": {"ifAvailble": true}}])"),
+       trace_with(
+           R"([{"agent": "A", "op": "request", "id": "r", "name": "x", "options": {"ifAvailble": true}}])"),
        "/steps/0/options/ifAvailble", "unknown member"},
       {"bad mode",
-       trace_with(R"([{"agent": "A", "op": "request", "id": "r", "name": "x", "options": {"mode": "read"}}])"),
+       trace_with(
+           R"([{"agent": "A", "op": "request", "id": "r", "name": "x", "options": {"mode": "read"}}])"),
        "/steps/0/options/mode", "expected \"exclusive\" or \"shared\""},
       {"settle of a request whose callback does not stay pending",
        trace_with(R"([{"agent": "A", "op": "request", "id": "r", "name": "x"},
                       {"agent": "A", "op": "settle", "target": "r", "outcome": "fulfill"}])"),
        "/steps/1/target", "expected a newPromise, or a request or postTask"},
-      {"bad settle outcome",
-       trace_with(R"([{"agent": "A", "op": "newPromise", "id": "p"},
+      {"bad settle outcome", trace_with(R"([{"agent": "A", "op": "newPromise", "id": "p"},
                       {"agent": "A", "op": "settle", "target": "p", "outcome": "resolve"}])"),
        "/steps/1/outcome", "expected \"fulfill\" or \"reject\""},
       {"signal from another event loop",
@@ -98,35 +110,44 @@ std::vector<BadCase> bad_cases() {
        trace_with(R"([{"agent": "A", "op": "timeoutSignal", "id": "t", "ms": 5},
                       {"agent": "A", "op": "abort", "signal": "t"}])"),
        "/steps/1/signal", "expected an AbortController or TaskController"},
-      {"unload of a worker", trace_with(R"([{"agent": "W", "op": "unload"}])"), "/steps/0/op", "is a worker"},
+      {"unload of a worker", trace_with(R"([{"agent": "W", "op": "unload"}])"), "/steps/0/op",
+       "is a worker"},
       {"worker on a shared event loop",
-       trace_with("[]", R"([{"id": "W", "kind": "worker", "origin": "https://a.test", "eventLoop": "L"}])"),
+       trace_with(
+           "[]",
+           R"([{"id": "W", "kind": "worker", "origin": "https://a.test", "eventLoop": "L"}])"),
        "/agents/0/eventLoop", "only windows share event loops"},
       {"duplicate agent",
-       trace_with("[]", R"([{"id": "A", "kind": "window", "origin": "o"}, {"id": "A", "kind": "window", "origin": "o"}])"),
+       trace_with(
+           "[]",
+           R"([{"id": "A", "kind": "window", "origin": "o"}, {"id": "A", "kind": "window", "origin": "o"}])"),
        "/agents/1/id", "duplicate agent id"},
-      {"bad agent kind", trace_with("[]", R"([{"id": "A", "kind": "tab", "origin": "o"}])"), "/agents/0/kind",
-       "expected \"window\" or \"worker\""},
+      {"bad agent kind", trace_with("[]", R"([{"id": "A", "kind": "tab", "origin": "o"}])"),
+       "/agents/0/kind", "expected \"window\" or \"worker\""},
       {"no agents", trace_with("[]", "[]"), "/agents", "at least one agent"},
       {"step after terminate",
-       trace_with(R"([{"agent": "W", "op": "terminate"}, {"agent": "W", "op": "query", "id": "q"}])"),
+       trace_with(
+           R"([{"agent": "W", "op": "terminate"}, {"agent": "W", "op": "query", "id": "q"}])"),
        "/steps/1/agent", "was terminated by steps[0]"},
       {"advanceTime with an agent", trace_with(R"([{"agent": "A", "op": "advanceTime", "ms": 5}])"),
        "/steps/0/agent", "takes no agent"},
-      {"negative time", trace_with(R"([{"op": "advanceTime", "ms": -5}])"), "/steps/0/ms", "whole number"},
+      {"negative time", trace_with(R"([{"op": "advanceTime", "ms": -5}])"), "/steps/0/ms",
+       "whole number"},
       {"bad callback result",
-       trace_with(R"([{"agent": "A", "op": "request", "id": "r", "name": "x", "callback": {"result": {"yield": 1}}}])"),
+       trace_with(
+           R"([{"agent": "A", "op": "request", "id": "r", "name": "x", "callback": {"result": {"yield": 1}}}])"),
        "/steps/0/callback/result/yield", "unknown result"},
-      {"bad schedule choice", trace_with("[]", kTwoAgents, R"(, "schedule": ["loop:Nope"])"), "/schedule/0",
-       "no event loop named \"Nope\""},
+      {"bad schedule choice", trace_with("[]", kTwoAgents, R"(, "schedule": ["loop:Nope"])"),
+       "/schedule/0", "no event loop named \"Nope\""},
       {"bad priority",
-       trace_with(R"([{"agent": "A", "op": "postTask", "id": "t", "options": {"priority": "high"}}])"),
+       trace_with(
+           R"([{"agent": "A", "op": "postTask", "id": "t", "options": {"priority": "high"}}])"),
        "/steps/0/options/priority", "user-blocking"},
   };
   // Absurd sizes.
   cases.push_back({"a 10 MB name",
-                   trace_with(R"([{"agent": "A", "op": "request", "id": "r", "name": ")" + std::string(10u << 20, 'n') +
-                              R"("}])"),
+                   trace_with(R"([{"agent": "A", "op": "request", "id": "r", "name": ")" +
+                              std::string(10u << 20, 'n') + R"("}])"),
                    "/steps/0/name", "exceeds the limit"});
   std::string many = "[";
   for (int i = 0; i < 1'000'000; ++i) many += std::string(i ? "," : "") + "{}";
@@ -137,14 +158,16 @@ std::vector<BadCase> bad_cases() {
   for (int i = 0; i < 200; ++i) deep += "]}";
   deep += "]";
   cases.push_back({"bodies nested 200 deep",
-                   trace_with(R"([{"agent": "A", "op": "run", "body": )" + deep + "}]"), "", "nested deeper"});
+                   trace_with(R"([{"agent": "A", "op": "run", "body": )" + deep + "}]"), "",
+                   "nested deeper"});
   return cases;
 }
 
 INSTANTIATE_TEST_SUITE_P(Reader, BadTrace, ::testing::ValuesIn(bad_cases()),
                          [](const auto& param_info) {
                            std::string name;
-                           for (char c : param_info.param.label) name += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+                           for (char c : param_info.param.label)
+                             name += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
                            return name;
                          });
 

@@ -8,8 +8,9 @@
 namespace lockstep {
 namespace {
 
-RunOutcome replay(const std::string& steps, const std::string& extra = "",
-                  const std::string& agents = R"([{"id": "A", "kind": "window", "origin": "https://a.test"},
+RunOutcome replay(
+    const std::string& steps, const std::string& extra = "",
+    const std::string& agents = R"([{"id": "A", "kind": "window", "origin": "https://a.test"},
                                                    {"id": "B", "kind": "window", "origin": "https://a.test"}])") {
   auto trace = read_trace(R"({"format": "lockstep-trace", "version": 1, "agents": )" + agents +
                           R"(, "steps": )" + steps + extra + "}");
@@ -25,8 +26,10 @@ std::vector<std::string> summary(const RunOutcome& outcome) {
   for (const Event& e : outcome.result().log.events) {
     std::string s = std::to_string(e.step) + " " + e.agent + " " + e.event;
     if (const Value* v = e.member("label")) s += " " + v->as_string();
-    if (const Value* v = e.member("target")) s += " " + v->as_string() + " " + e.member("state")->as_string();
-    if (const Value* v = e.member("request")) s += " " + v->as_string() + (e.member("lock")->kind() == Value::Kind::Null ? " null" : "");
+    if (const Value* v = e.member("target"))
+      s += " " + v->as_string() + " " + e.member("state")->as_string();
+    if (const Value* v = e.member("request"))
+      s += " " + v->as_string() + (e.member("lock")->kind() == Value::Kind::Null ? " null" : "");
     out.push_back(s);
   }
   return out;
@@ -43,9 +46,10 @@ TEST(SpecEngine, RunsTheSchedulingOps) {
       {"op": "postTask", "id": "t2"},
       {"op": "setPriority", "controller": "tc", "priority": "background"}]}])");
   ASSERT_TRUE(o.ok()) << o.failure().error.to_string();
-  EXPECT_EQ(summary(o), (std::vector<std::string>{"1 A task", "1 A settled y fulfilled", "1 A mark after-yield",
-                                                  "1 A settled t1 fulfilled", "1 A task", "1 A settled t2 fulfilled",
-                                                  "1 A task", "1 A settled bg fulfilled"}));
+  EXPECT_EQ(summary(o), (std::vector<std::string>{
+                            "1 A task", "1 A settled y fulfilled", "1 A mark after-yield",
+                            "1 A settled t1 fulfilled", "1 A task", "1 A settled t2 fulfilled",
+                            "1 A task", "1 A settled bg fulfilled"}));
 }
 
 TEST(SpecEngine, SettlingAPendingResultThatDoesNotExistYetNamesBothPlaces) {
@@ -90,7 +94,8 @@ TEST(SpecEngine, UnsettledStepsRaceAndPinsDecide) {
     {"agent": "A", "op": "query", "id": "q"}])";
   RunOutcome o = replay(steps);
   ASSERT_TRUE(o.ok()) << o.failure().error.to_string();
-  EXPECT_EQ(summary(o), (std::vector<std::string>{"2 A mark before-abort", "3 A settled r rejected", "4 A settled q fulfilled"}));
+  EXPECT_EQ(summary(o), (std::vector<std::string>{"2 A mark before-abort", "3 A settled r rejected",
+                                                  "4 A settled q fulfilled"}));
   const Value* snapshot = o.result().log.events.back().member("value");
   EXPECT_TRUE(snapshot->member("held")->items().empty());
   EXPECT_TRUE(o.result().steps_hit.count("algorithm-process-request 2.14.1.1.1.1"));
@@ -103,8 +108,9 @@ TEST(SpecEngine, EventsCarryTheStepDuringWhoseSettlingTheyHappen) {
     {"agent": "A", "op": "settle", "target": "a", "outcome": "fulfill", "value": 7}])");
   ASSERT_TRUE(o.ok()) << o.failure().error.to_string();
   // Releasing grants B (release step 7) before A's promise is resolved (waiting-promise step 2).
-  EXPECT_EQ(summary(o), (std::vector<std::string>{"0 A callback a", "2 B callback b", "2 A settled a fulfilled",
-                                                  "2 B settled b fulfilled"}));
+  EXPECT_EQ(summary(o),
+            (std::vector<std::string>{"0 A callback a", "2 B callback b", "2 A settled a fulfilled",
+                                      "2 B settled b fulfilled"}));
 }
 
 TEST(SpecEngine, TerminationInsideABodyStopsTheBodyAndLaterStepsAreErrors) {

@@ -1,8 +1,9 @@
 // The Prioritized Task Scheduling algorithms called directly.
+#include "scheduling/scheduling.h"
+
 #include <gtest/gtest.h>
 
 #include "platform/errors.h"
-#include "scheduling/scheduling.h"
 
 namespace lockstep::spec {
 namespace {
@@ -10,12 +11,16 @@ namespace {
 class CountingHost : public ScriptHost {
  public:
   std::vector<std::string> calls;
-  Completion call_lock_granted_callback(const CallbackFunction&, LockObject*) override { return Completion::normal(Value()); }
+  Completion call_lock_granted_callback(const CallbackFunction&, LockObject*) override {
+    return Completion::normal(Value());
+  }
   Completion call_post_task_callback(const CallbackFunction& cb) override {
     calls.push_back(cb.owner);
     return Completion::normal(Value());
   }
-  void call_idle_request_callback(const CallbackFunction& cb) override { calls.push_back("idle:" + cb.owner); }
+  void call_idle_request_callback(const CallbackFunction& cb) override {
+    calls.push_back("idle:" + cb.owner);
+  }
 };
 
 class SchedulingTest : public ::testing::Test {
@@ -30,8 +35,10 @@ class SchedulingTest : public ::testing::Test {
       agents_.push_back(std::move(agent));
     }
   }
-  Promise* post(const std::string& agent, const std::string& id, SchedulerPostTaskOptions options = {}) {
-    return scheduling_.post_task(scheduling_.scheduler(env_[agent]), CallbackFunction{env_[agent], &callback_, id}, options);
+  Promise* post(const std::string& agent, const std::string& id,
+                SchedulerPostTaskOptions options = {}) {
+    return scheduling_.post_task(scheduling_.scheduler(env_[agent]),
+                                 CallbackFunction{env_[agent], &callback_, id}, options);
   }
   SchedulerTaskQueue* queue(TaskPriority p, bool continuation) {
     SchedulerTaskQueue q;
@@ -59,17 +66,21 @@ TEST_F(SchedulingTest, EffectivePriorityIsTheSixRowTable) {
 
 TEST_F(SchedulingTest, SelectTheSchedulerTaskQueueReusesAndForgetsQueues) {
   Scheduler* s = scheduling_.scheduler(env_["A"]);
-  TaskSignal* fixed = scheduling_.create_a_fixed_priority_unabortable_task_signal(TaskPriority::Background, env_["A"]);
-  TaskSignal* fixed_again = scheduling_.create_a_fixed_priority_unabortable_task_signal(TaskPriority::Background, env_["A"]);
+  TaskSignal* fixed = scheduling_.create_a_fixed_priority_unabortable_task_signal(
+      TaskPriority::Background, env_["A"]);
+  TaskSignal* fixed_again = scheduling_.create_a_fixed_priority_unabortable_task_signal(
+      TaskPriority::Background, env_["A"]);
   SchedulerTaskQueue* q = scheduling_.select_the_scheduler_task_queue(s, fixed, false);
-  EXPECT_EQ(scheduling_.select_the_scheduler_task_queue(s, fixed_again, false), q);  // keyed by priority
-  EXPECT_NE(scheduling_.select_the_scheduler_task_queue(s, fixed, true), q);          // and continuation
+  EXPECT_EQ(scheduling_.select_the_scheduler_task_queue(s, fixed_again, false),
+            q);                                                               // keyed by priority
+  EXPECT_NE(scheduling_.select_the_scheduler_task_queue(s, fixed, true), q);  // and continuation
   EXPECT_EQ(s->static_priority_task_queue_map.size(), 2u);
   q->removal_steps();
   EXPECT_EQ(s->static_priority_task_queue_map.size(), 1u);
 
   TaskController* controller = scheduling_.new_task_controller(env_["A"], TaskPriority::Background);
-  SchedulerTaskQueue* dynamic = scheduling_.select_the_scheduler_task_queue(s, controller->task_signal(), false);
+  SchedulerTaskQueue* dynamic =
+      scheduling_.select_the_scheduler_task_queue(s, controller->task_signal(), false);
   EXPECT_EQ(s->dynamic_priority_task_queue_map.size(), 1u);
   EXPECT_FALSE(scheduling_.set_priority(controller, TaskPriority::UserBlocking).has_value());
   EXPECT_EQ(dynamic->priority, TaskPriority::UserBlocking);  // the queue follows; nothing moves
@@ -84,7 +95,8 @@ TEST_F(SchedulingTest, DependentSignalsFlattenToTheirSource) {
   follow_first.signal = first;
   TaskSignal* second = scheduling_.any(env_["A"], {first}, follow_first);
   EXPECT_EQ(second->source_signal, controller->task_signal());  // not `first`
-  EXPECT_EQ(controller->task_signal()->task_dependent_signals, (std::vector<TaskSignal*>{first, second}));
+  EXPECT_EQ(controller->task_signal()->task_dependent_signals,
+            (std::vector<TaskSignal*>{first, second}));
   EXPECT_FALSE(Scheduling::has_fixed_priority(*second));
   TaskSignalAnyInit fixed;
   fixed.priority = TaskPriority::UserBlocking;
@@ -102,7 +114,8 @@ TEST_F(SchedulingTest, SignalPriorityChangeRefusesReentryAndIgnoresTheSamePriori
   TaskSignal* signal = controller->task_signal();
   std::vector<std::string> seen;
   signal->prioritychange_listeners.push_back([&](TaskPriority previous) {
-    seen.push_back(std::string(task_priority_name(previous)) + "->" + task_priority_name(signal->priority));
+    seen.push_back(std::string(task_priority_name(previous)) + "->" +
+                   task_priority_name(signal->priority));
     auto thrown = scheduling_.set_priority(controller, TaskPriority::UserVisible);
     ASSERT_TRUE(thrown.has_value());
     EXPECT_EQ(*thrown, Value::dom_exception("NotAllowedError"));
@@ -130,7 +143,8 @@ TEST_F(SchedulingTest, SelectTheNextQueuePrefersEffectivePriorityThenAge) {
   post("A", "bg", background);
   post("B", "uv");
   post("A", "ub", blocking);
-  SchedulerTaskQueue* next = scheduling_.select_the_next_scheduler_task_queue_from_all_schedulers(*env_["A"]->event_loop);
+  SchedulerTaskQueue* next =
+      scheduling_.select_the_next_scheduler_task_queue_from_all_schedulers(*env_["A"]->event_loop);
   ASSERT_NE(next, nullptr);
   EXPECT_EQ(next->priority, TaskPriority::UserBlocking);
   world_.settle();
@@ -155,10 +169,12 @@ TEST_F(SchedulingTest, AbortingAQueuedTaskRejectsItAndDropsItsQueue) {
 TEST_F(SchedulingTest, YieldInheritsTheCurrentSchedulingState) {
   Scheduler* s = scheduling_.scheduler(env_["A"]);
   auto state = std::make_shared<SchedulingState>();
-  state->priority_source = scheduling_.create_a_fixed_priority_unabortable_task_signal(TaskPriority::Background, env_["A"]);
+  state->priority_source = scheduling_.create_a_fixed_priority_unabortable_task_signal(
+      TaskPriority::Background, env_["A"]);
   scheduling_.set_the_current_scheduling_state(s, state);
   EXPECT_EQ(scheduling_.get_the_current_scheduling_state(s), state);
-  EXPECT_THROW(scheduling_.set_the_current_scheduling_state(s, state), InternalError);  // a key is set once
+  EXPECT_THROW(scheduling_.set_the_current_scheduling_state(s, state),
+               InternalError);  // a key is set once
   scheduling_.yield(s);
   env_["A"]->event_loop->current_continuation_state = nullptr;
   ASSERT_EQ(s->static_priority_task_queue_map.size(), 1u);
@@ -176,8 +192,10 @@ TEST_F(SchedulingTest, MicrotasksCarryACloneOfTheContinuationState) {
   std::vector<bool> saw_state;
   world_.run_task_now(env_["A"], [&] {
     set_the_continuation_state_value(&loop, std::make_shared<int>(1), loop);
-    world_.queue_a_microtask(env_["A"], [&] { saw_state.push_back(loop.current_continuation_state != nullptr); });
-    world_.queue_a_microtask(env_["A"], [&] { saw_state.push_back(loop.current_continuation_state != nullptr); }, true);
+    world_.queue_a_microtask(
+        env_["A"], [&] { saw_state.push_back(loop.current_continuation_state != nullptr); });
+    world_.queue_a_microtask(
+        env_["A"], [&] { saw_state.push_back(loop.current_continuation_state != nullptr); }, true);
     loop.current_continuation_state = nullptr;
   });
   EXPECT_EQ(saw_state, (std::vector<bool>{true, false}));

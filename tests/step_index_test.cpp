@@ -1,4 +1,6 @@
 // Spec-step identity: the index, the code and the spec source agree.
+#include "lockstep/step_index.h"
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -7,7 +9,6 @@
 #include <sstream>
 
 #include "lockstep/spec_engine.h"
-#include "lockstep/step_index.h"
 #include "lockstep/trace_io.h"
 
 namespace lockstep {
@@ -50,15 +51,18 @@ std::size_t numbered_step_indent(const std::string& line) {
 // Every SPEC_STEP("...") id in the model's sources.
 std::set<std::string> ids_in_code() {
   std::set<std::string> ids;
-  const std::string mark = "SPEC_STEP(\"";
-  for (const auto& entry : fs::recursive_directory_iterator(fs::path(LOCKSTEP_SOURCE_DIR) / "spec-model")) {
+  const std::string mark = "SPEC_STEP(";
+  for (const auto& entry :
+       fs::recursive_directory_iterator(fs::path(LOCKSTEP_SOURCE_DIR) / "spec-model")) {
     auto ext = entry.path().extension();
     if (ext != ".cpp" && ext != ".h") continue;
     std::string text = slurp(entry.path());
     for (auto at = text.find(mark); at != std::string::npos; at = text.find(mark, at + 1)) {
-      auto begin = at + mark.size();
-      std::string id = text.substr(begin, text.find('"', begin) - begin);
-      if (id != "id") ids.insert(id);
+      auto quote =
+          text.find_first_not_of(" \t\n", at + mark.size());  // the formatter may wrap here
+      if (quote == std::string::npos || text[quote] != '"') continue;
+      std::string id = text.substr(quote + 1, text.find('"', quote + 1) - quote - 1);
+      ids.insert(id);
     }
   }
   return ids;
@@ -67,11 +71,13 @@ std::set<std::string> ids_in_code() {
 TEST(StepIndex, EveryIndexedStepIsImplemented) {
   std::set<std::string> code = ids_in_code();
   for (const StepIndex& idx : indexes())
-    for (const std::string& id : idx.ids()) EXPECT_TRUE(code.count(id)) << "no SPEC_STEP(\"" << id << "\") in spec-model/";
+    for (const std::string& id : idx.ids())
+      EXPECT_TRUE(code.count(id)) << "no SPEC_STEP(\"" << id << "\") in spec-model/";
 }
 
 TEST(StepIndex, EveryStepInTheCodeIsIndexed) {
-  for (const std::string& id : ids_in_code()) EXPECT_NE(find_step(id), nullptr) << id << " is not in any steps.json";
+  for (const std::string& id : ids_in_code())
+    EXPECT_NE(find_step(id), nullptr) << id << " is not in any steps.json";
 }
 
 // The numbered steps of the algorithm block that contains `locate`, numbered as in the spec.
@@ -105,11 +111,13 @@ class SpecSource : public ::testing::TestWithParam<int> {};
 TEST_P(SpecSource, IndexMatchesTheNumberedSteps) {
   const StepIndex idx = indexes()[static_cast<std::size_t>(GetParam())];
   fs::path source_path = fs::path(LOCKSTEP_REFERENCE_DIR) / idx.source;
-  if (!fs::exists(source_path)) GTEST_SKIP() << source_path << " is not here; the check needs ../shared/reference";
+  if (!fs::exists(source_path))
+    GTEST_SKIP() << source_path << " is not here; the check needs ../shared/reference";
   std::string source = slurp(source_path);
   // Every algorithm block with numbered steps must be located by exactly one index entry.
   std::set<std::size_t> numbered_blocks, located_blocks;
-  for (auto pos = source.find("<div algorithm"); pos != std::string::npos; pos = source.find("<div algorithm", pos + 1)) {
+  for (auto pos = source.find("<div algorithm"); pos != std::string::npos;
+       pos = source.find("<div algorithm", pos + 1)) {
     auto end = source.find("</div>", pos);
     std::istringstream block(source.substr(pos, end - pos));
     std::string line;
@@ -122,17 +130,19 @@ TEST_P(SpecSource, IndexMatchesTheNumberedSteps) {
   for (const auto& alg : idx.algorithms) {
     if (alg.prose) continue;
     auto at = source.find(alg.locate);
-    ASSERT_NE(at, std::string::npos) << alg.anchor << ": \"" << alg.locate << "\" not found in " << idx.source;
+    ASSERT_NE(at, std::string::npos)
+        << alg.anchor << ": \"" << alg.locate << "\" not found in " << idx.source;
     located_blocks.insert(source.rfind("<div algorithm", at));
     std::set<std::string> in_source = steps_in_source(source, alg.locate);
     std::set<std::string> indexed;
     for (const auto& s : alg.steps) indexed.insert(s.number);
-    EXPECT_EQ(indexed, in_source) << alg.anchor << ": the index and the spec's numbered steps differ";
+    EXPECT_EQ(indexed, in_source) << alg.anchor
+                                  << ": the index and the spec's numbered steps differ";
   }
   for (std::size_t block : numbered_blocks)
-    EXPECT_TRUE(located_blocks.count(block)) << idx.source << ": the algorithm at byte " << block
-                                             << " has numbered steps but no entry in the index: "
-                                             << source.substr(block, 120);
+    EXPECT_TRUE(located_blocks.count(block))
+        << idx.source << ": the algorithm at byte " << block
+        << " has numbered steps but no entry in the index: " << source.substr(block, 120);
 }
 
 INSTANTIATE_TEST_SUITE_P(Specs, SpecSource, ::testing::Values(0, 1));
@@ -141,7 +151,8 @@ TEST(StepIndex, CorpusExercisesWhatItClaims) {
   // Each corpus trace names the steps it is about; replaying it must execute every one of them.
   auto engine = make_spec_engine();
   int traces = 0;
-  for (const auto& entry : fs::recursive_directory_iterator(fs::path(LOCKSTEP_SOURCE_DIR) / "traces/corpus")) {
+  for (const auto& entry :
+       fs::recursive_directory_iterator(fs::path(LOCKSTEP_SOURCE_DIR) / "traces/corpus")) {
     std::string p = entry.path().string();
     if (p.size() < 11 || p.substr(p.size() - 11) != ".trace.json") continue;
     auto trace = read_trace_file(p);
@@ -152,7 +163,8 @@ TEST(StepIndex, CorpusExercisesWhatItClaims) {
     ASSERT_TRUE(outcome.ok()) << p << ": " << outcome.failure().error.to_string();
     for (const std::string& id : trace->exercises) {
       EXPECT_NE(find_step(id), nullptr) << p << ": exercises names unknown step " << id;
-      EXPECT_TRUE(outcome.result().steps_hit.count(id)) << p << ": claims " << id << " but does not execute it";
+      EXPECT_TRUE(outcome.result().steps_hit.count(id))
+          << p << ": claims " << id << " but does not execute it";
     }
     ++traces;
   }
@@ -164,7 +176,8 @@ class CorpusCoverage : public ::testing::TestWithParam<int> {};
 TEST_P(CorpusCoverage, AtLeast95PercentOfTheSpecsSteps) {
   auto engine = make_spec_engine();
   std::map<std::string, std::uint64_t> hit;
-  for (const auto& entry : fs::recursive_directory_iterator(fs::path(LOCKSTEP_SOURCE_DIR) / "traces/corpus")) {
+  for (const auto& entry :
+       fs::recursive_directory_iterator(fs::path(LOCKSTEP_SOURCE_DIR) / "traces/corpus")) {
     std::string p = entry.path().string();
     if (p.size() < 11 || p.substr(p.size() - 11) != ".trace.json") continue;
     auto trace = read_trace_file(p);
@@ -178,7 +191,8 @@ TEST_P(CorpusCoverage, AtLeast95PercentOfTheSpecsSteps) {
   CoverageReport report = coverage_report(indexes()[static_cast<std::size_t>(GetParam())], hit);
   std::string missed;
   for (const auto& m : report.missed) missed += "\n  " + m;
-  EXPECT_GE(static_cast<double>(report.covered), 0.95 * static_cast<double>(report.total)) << report.summary() << missed;
+  EXPECT_GE(static_cast<double>(report.covered), 0.95 * static_cast<double>(report.total))
+      << report.summary() << missed;
 }
 
 INSTANTIATE_TEST_SUITE_P(Specs, CorpusCoverage, ::testing::Values(0, 1));

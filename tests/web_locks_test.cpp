@@ -1,7 +1,7 @@
 // The Web Locks algorithms called directly, with a host that records callback invocations.
-#include <gtest/gtest.h>
-
 #include "web-locks/web_locks.h"
+
+#include <gtest/gtest.h>
 
 namespace lockstep::spec {
 namespace {
@@ -9,17 +9,20 @@ namespace {
 class RecordingHost : public ScriptHost {
  public:
   World* world = nullptr;
-  std::vector<std::string> calls;          // "owner:name/mode" or "owner:null"
-  std::map<std::string, Promise*> holds;   // owners whose callbacks keep the lock until settled
+  std::vector<std::string> calls;         // "owner:name/mode" or "owner:null"
+  std::map<std::string, Promise*> holds;  // owners whose callbacks keep the lock until settled
   Completion call_lock_granted_callback(const CallbackFunction& cb, LockObject* lock) override {
-    calls.push_back(cb.owner + ":" + (lock ? lock->name() + "/" + lock_mode_name(lock->mode()) : "null"));
+    calls.push_back(cb.owner + ":" +
+                    (lock ? lock->name() + "/" + lock_mode_name(lock->mode()) : "null"));
     if (holds.count(cb.owner)) {
       holds[cb.owner] = new_promise(*world, cb.environment);
       return Completion::normal(JsValue(holds[cb.owner]));
     }
     return Completion::normal(Value());
   }
-  Completion call_post_task_callback(const CallbackFunction&) override { return Completion::normal(Value()); }
+  Completion call_post_task_callback(const CallbackFunction&) override {
+    return Completion::normal(Value());
+  }
   void call_idle_request_callback(const CallbackFunction&) override {}
 };
 
@@ -33,7 +36,8 @@ class WebLocksTest : public ::testing::Test {
     add("P", "https://a.test", "private");
     add("X", "opaque");
   }
-  void add(const std::string& id, const std::string& origin, const std::string& partition = "default") {
+  void add(const std::string& id, const std::string& origin,
+           const std::string& partition = "default") {
     auto agent = std::make_unique<Agent>();
     agent->id = id;
     agent->origin = origin;
@@ -47,7 +51,8 @@ class WebLocksTest : public ::testing::Test {
     if (hold) host_.holds[id] = nullptr;
     Promise* p = nullptr;
     world_.run_task_now(env_[agent], [&] {
-      p = locks_.request(env_[agent], name, options, CallbackFunction{env_[agent], &empty_callback_, id});
+      p = locks_.request(env_[agent], name, options,
+                         CallbackFunction{env_[agent], &empty_callback_, id});
     });
     world_.settle();
     return p;
@@ -55,10 +60,13 @@ class WebLocksTest : public ::testing::Test {
   void release(const std::string& id) {
     Promise* held_until = host_.holds[id];
     ASSERT_NE(held_until, nullptr) << id << " was never granted";
-    world_.run_task_now(held_until->environment, [&] { held_until->own.resolve(world_, JsValue(Value())); });
+    world_.run_task_now(held_until->environment,
+                        [&] { held_until->own.resolve(world_, JsValue(Value())); });
     world_.settle();
   }
-  LockManager* manager(const std::string& agent) { return locks_.obtain_a_lock_manager(env_[agent]); }
+  LockManager* manager(const std::string& agent) {
+    return locks_.obtain_a_lock_manager(env_[agent]);
+  }
   std::vector<std::string> held(const std::string& agent) {
     std::vector<std::string> out;
     for (Lock* l : manager(agent)->held_lock_set) out.push_back(l->client_id + ":" + l->name);
@@ -66,15 +74,18 @@ class WebLocksTest : public ::testing::Test {
   }
   std::vector<std::string> queued(const std::string& agent, const std::string& name) {
     std::vector<std::string> out;
-    for (LockRequest* r : locks_.get_the_lock_request_queue(*manager(agent), name)) out.push_back(r->client_id);
+    for (LockRequest* r : locks_.get_the_lock_request_queue(*manager(agent), name))
+      out.push_back(r->client_id);
     return out;
   }
   LockRequest* make_request(const std::string& agent, const std::string& name, LockMode mode) {
-    return world_.make<LockRequest>(LockRequest{env_[agent], agent, manager(agent), name, mode,
-                                                CallbackFunction{env_[agent], &empty_callback_, "x"}, nullptr, nullptr, 0});
+    return world_.make<LockRequest>(
+        LockRequest{env_[agent], agent, manager(agent), name, mode,
+                    CallbackFunction{env_[agent], &empty_callback_, "x"}, nullptr, nullptr, 0});
   }
   Lock* make_held(const std::string& agent, const std::string& name, LockMode mode) {
-    auto* lock = world_.make<Lock>(Lock{env_[agent], agent, manager(agent), name, mode, nullptr, nullptr});
+    auto* lock =
+        world_.make<Lock>(Lock{env_[agent], agent, manager(agent), name, mode, nullptr, nullptr});
     manager(agent)->held_lock_set.push_back(lock);
     return lock;
   }
@@ -108,12 +119,12 @@ TEST_F(WebLocksTest, GrantableFollowsQueuePositionAndModes) {
   EXPECT_TRUE(locks_.grantable(ex));  // empty queue, nothing held
   LockRequest* first = make_request("B", "n", LockMode::Shared);
   locks_.get_the_lock_request_queue(*manager("A"), "n").push_back(first);
-  EXPECT_FALSE(locks_.grantable(ex));   // not the first of a non-empty queue
+  EXPECT_FALSE(locks_.grantable(ex));  // not the first of a non-empty queue
   EXPECT_TRUE(locks_.grantable(first));
   make_held("C", "n", LockMode::Shared);
   EXPECT_TRUE(locks_.grantable(first));  // shared beside shared
   locks_.get_the_lock_request_queue(*manager("A"), "n").clear();
-  EXPECT_FALSE(locks_.grantable(ex));    // exclusive beside a held shared
+  EXPECT_FALSE(locks_.grantable(ex));  // exclusive beside a held shared
   make_held("C", "other", LockMode::Exclusive);
   LockRequest* shared = make_request("A", "n", LockMode::Shared);
   EXPECT_TRUE(locks_.grantable(shared));  // an exclusive lock of another name does not matter
@@ -127,13 +138,15 @@ TEST_F(WebLocksTest, GrantsInFifoOrderAndSharedTogether) {
   request("C", "c1", "n", std::nullopt, true);
   request("A", "a2", "n", LockOptions{LockMode::Shared}, true);
   EXPECT_EQ(held("A"), (std::vector<std::string>{"A:n", "B:n"}));
-  EXPECT_EQ(queued("A", "n"), (std::vector<std::string>{"C", "A"}));  // the later shared waits behind C
+  EXPECT_EQ(queued("A", "n"),
+            (std::vector<std::string>{"C", "A"}));  // the later shared waits behind C
   release("a1");
   release("b1");
   EXPECT_EQ(held("A"), (std::vector<std::string>{"C:n"}));
   release("c1");
   EXPECT_EQ(held("A"), (std::vector<std::string>{"A:n"}));
-  EXPECT_EQ(host_.calls, (std::vector<std::string>{"a1:n/shared", "b1:n/shared", "c1:n/exclusive", "a2:n/shared"}));
+  EXPECT_EQ(host_.calls, (std::vector<std::string>{"a1:n/shared", "b1:n/shared", "c1:n/exclusive",
+                                                   "a2:n/shared"}));
 }
 
 TEST_F(WebLocksTest, StealRemovesEveryHeldLockOfTheNameAndGoesFirst) {
@@ -162,7 +175,8 @@ TEST_F(WebLocksTest, IfAvailableIsNullWhenTheQueueIsNotEmpty) {
   if_available.mode = LockMode::Shared;
   request("C", "c1", "other", if_available);
   request("C", "c2", "n", if_available);
-  EXPECT_EQ(host_.calls, (std::vector<std::string>{"a1:n/exclusive", "c1:other/shared", "c2:null"}));
+  EXPECT_EQ(host_.calls,
+            (std::vector<std::string>{"a1:n/exclusive", "c1:other/shared", "c2:null"}));
   EXPECT_EQ(queued("A", "n"), (std::vector<std::string>{"B"}));  // the null answer was never queued
 }
 
@@ -175,7 +189,8 @@ TEST_F(WebLocksTest, AbortingANonHeadRequestKeepsTheOthersInOrder) {
   Promise* b = request("B", "b1", "n", with_signal, true);
   request("C", "c2", "n", std::nullopt, true);
   EXPECT_EQ(queued("A", "n"), (std::vector<std::string>{"C", "B", "C"}));
-  world_.run_task_now(env_["B"], [&] { abort_controller_abort(world_, controller, Value::string("stop")); });
+  world_.run_task_now(env_["B"],
+                      [&] { abort_controller_abort(world_, controller, Value::string("stop")); });
   world_.settle();
   EXPECT_EQ(queued("A", "n"), (std::vector<std::string>{"C", "C"}));
   EXPECT_EQ(b->state, Promise::State::Rejected);
@@ -203,20 +218,23 @@ TEST_F(WebLocksTest, PartitionsDoNotShareLocks) {
 }
 
 TEST_F(WebLocksTest, RequestChecksInSpecOrder) {
-  auto rejected_with = [&](Promise* p) { return p->state == Promise::State::Rejected ? p->result.as_string() : "?"; };
+  auto rejected_with = [&](Promise* p) {
+    return p->state == Promise::State::Rejected ? p->result.as_string() : "?";
+  };
   auto* aborted = new_abort_controller(world_, env_["A"]);
   abort_controller_abort(world_, aborted, Value());
   LockOptions all;
   all.steal = all.if_available = true;
   all.mode = LockMode::Shared;
   all.signal = aborted->signal;
-  EXPECT_EQ(rejected_with(request("X", "x1", "-reserved", all)), "SecurityError");   // step 4 first
+  EXPECT_EQ(rejected_with(request("X", "x1", "-reserved", all)), "SecurityError");  // step 4 first
   EXPECT_EQ(rejected_with(request("A", "a1", "-reserved", all)), "NotSupportedError");  // step 5
   LockOptions signal_only;
   signal_only.signal = aborted->signal;
   EXPECT_EQ(rejected_with(request("A", "a2", "n", signal_only)), "AbortError");  // step 9
   env_["B"]->document_fully_active = false;
-  EXPECT_EQ(rejected_with(request("B", "b1", "-reserved", all)), "InvalidStateError");  // step 3 before all
+  EXPECT_EQ(rejected_with(request("B", "b1", "-reserved", all)),
+            "InvalidStateError");  // step 3 before all
   EXPECT_TRUE(host_.calls.empty());
 }
 

@@ -36,14 +36,25 @@ TEST(Writer, TraceRoundTrips) {
 
 TEST(Writer, LogRoundTripsAndLeavesUndefinedOut) {
   Log log;
-  log.events.push_back(Event{0, "A", "callback", {{"request", Value::string("r")},
-                                                  {"lock", Value::object({{"name", Value::string("n")}, {"mode", Value::string("shared")}})}}});
-  log.events.push_back(Event{1, "A", "settled", {{"target", Value::string("r")}, {"state", Value::string("fulfilled")}}});
-  log.events.push_back(Event{2, "A", "settled", {{"target", Value::string("q")}, {"state", Value::string("rejected")},
-                                                 {"reason", Value::dom_exception("AbortError")}}});
-  log.events.push_back(Event{2, "B", "mark", {{"label", Value::string("quote \" and backslash \\")}}});
+  log.events.push_back(Event{0,
+                             "A",
+                             "callback",
+                             {{"request", Value::string("r")},
+                              {"lock", Value::object({{"name", Value::string("n")},
+                                                      {"mode", Value::string("shared")}})}}});
+  log.events.push_back(Event{
+      1, "A", "settled", {{"target", Value::string("r")}, {"state", Value::string("fulfilled")}}});
+  log.events.push_back(Event{2,
+                             "A",
+                             "settled",
+                             {{"target", Value::string("q")},
+                              {"state", Value::string("rejected")},
+                              {"reason", Value::dom_exception("AbortError")}}});
+  log.events.push_back(
+      Event{2, "B", "mark", {{"label", Value::string("quote \" and backslash \\")}}});
   std::string text = write_log(log);
-  EXPECT_EQ(text.find("\"value\""), std::string::npos);  // fulfilled with undefined: no value member
+  EXPECT_EQ(text.find("\"value\""),
+            std::string::npos);  // fulfilled with undefined: no value member
   auto back = read_log(text);
   ASSERT_TRUE(back.ok()) << back.error().to_string();
   EXPECT_FALSE(first_difference(log, back.value()).has_value()) << text;
@@ -52,7 +63,8 @@ TEST(Writer, LogRoundTripsAndLeavesUndefinedOut) {
 TEST(Writer, NumbersPrintAsJavaScriptDoes) {
   EXPECT_EQ(write_value(Value::number(42)), "42");
   EXPECT_EQ(write_value(Value::number(-0.5)), "-0.5");
-  EXPECT_EQ(write_value(Value::dom_exception("AbortError", "ignored message")), R"({"DOMException":"AbortError"})");
+  EXPECT_EQ(write_value(Value::dom_exception("AbortError", "ignored message")),
+            R"({"DOMException":"AbortError"})");
 }
 
 TEST(LogCompare, NamesTheFirstDifference) {

@@ -10,7 +10,7 @@ namespace {
 // dom#run-the-abort-steps
 void run_the_abort_steps(AbortSignal* signal) {
   auto algorithms = std::move(signal->abort_algorithms);  // step 1: each algorithm runs once
-  signal->abort_algorithms.clear();                        // step 2: empty the list
+  signal->abort_algorithms.clear();                       // step 2: empty the list
   for (auto& [handle, algorithm] : algorithms) algorithm();
   // Step 3 fires "abort" at the signal; traces attach no listeners to it.
 }
@@ -33,8 +33,9 @@ void AbortSignal::remove(AlgorithmHandle handle) {
 void signal_abort(World&, AbortSignal* signal, Value reason) {
   if (signal->aborted()) return;  // step 1
   // Step 2: the reason, or a new "AbortError" DOMException.
-  signal->abort_reason = reason.is_undefined() ? Value::dom_exception("AbortError", "signal is aborted without reason")
-                                               : std::move(reason);
+  signal->abort_reason =
+      reason.is_undefined() ? Value::dom_exception("AbortError", "signal is aborted without reason")
+                            : std::move(reason);
   // Steps 3-4: dependents that are not aborted yet take the same reason.
   std::vector<AbortSignal*> dependent_signals_to_abort;
   for (AbortSignal* dependent : signal->dependent_signals) {
@@ -42,11 +43,13 @@ void signal_abort(World&, AbortSignal* signal, Value reason) {
     dependent->abort_reason = signal->abort_reason;
     dependent_signals_to_abort.push_back(dependent);
   }
-  run_the_abort_steps(signal);                                                // step 5
-  for (AbortSignal* dependent : dependent_signals_to_abort) run_the_abort_steps(dependent);  // step 6
+  run_the_abort_steps(signal);  // step 5
+  for (AbortSignal* dependent : dependent_signals_to_abort)
+    run_the_abort_steps(dependent);  // step 6
 }
 
-void create_a_dependent_abort_signal(AbortSignal* result_signal, const std::vector<AbortSignal*>& signals) {
+void create_a_dependent_abort_signal(AbortSignal* result_signal,
+                                     const std::vector<AbortSignal*>& signals) {
   // 2. An input that is already aborted: the result is aborted with its reason, and is done.
   for (AbortSignal* signal : signals)
     if (signal->aborted()) {
@@ -82,7 +85,8 @@ void abort_controller_abort(World& world, AbortController* controller, Value rea
   signal_abort(world, controller->signal, std::move(reason));
 }
 
-AbortSignal* abort_signal_timeout(World& world, Environment* environment, std::uint64_t milliseconds) {
+AbortSignal* abort_signal_timeout(World& world, Environment* environment,
+                                  std::uint64_t milliseconds) {
   auto* signal = world.make<AbortSignal>();  // step 1
   signal->environment = environment;
   // Steps 2-3: after the timeout, queue a global task on the timer task source that aborts the

@@ -50,8 +50,10 @@ AbortController* new_abort_controller(World& world, Environment* environment);
 void abort_controller_abort(World& world, AbortController* controller, Value reason);
 // dom#create-a-dependent-abort-signal, steps 2-5, for a result signal the caller made (step 1
 // makes an object of the requested interface, e.g. a TaskSignal).
-void create_a_dependent_abort_signal(AbortSignal* result_signal, const std::vector<AbortSignal*>& signals);
+void create_a_dependent_abort_signal(AbortSignal* result_signal,
+                                     const std::vector<AbortSignal*>& signals);
 // dom#dom-abortsignal-timeout
-AbortSignal* abort_signal_timeout(World& world, Environment* environment, std::uint64_t milliseconds);
+AbortSignal* abort_signal_timeout(World& world, Environment* environment,
+                                  std::uint64_t milliseconds);
 
 }  // namespace lockstep::spec

@@ -6,15 +6,18 @@
 
 namespace lockstep::spec {
 
-void set_the_continuation_state_value(const void* key, std::shared_ptr<void> value, EventLoop& event_loop) {
+void set_the_continuation_state_value(const void* key, std::shared_ptr<void> value,
+                                      EventLoop& event_loop) {
   // 1. Start a continuation state if the event loop has none.
   SPEC_STEP("set-the-continuation-state-value 1");
-  if (!event_loop.current_continuation_state) event_loop.current_continuation_state = std::make_shared<ContinuationState>();
+  if (!event_loop.current_continuation_state)
+    event_loop.current_continuation_state = std::make_shared<ContinuationState>();
   SPEC_STEP("set-the-continuation-state-value 2");
   ContinuationState& continuation_state = *event_loop.current_continuation_state;
   // 3. Each key is set once per continuation state.
   SPEC_STEP("set-the-continuation-state-value 3");
-  for (const auto& [k, v] : continuation_state.state_map) spec_assert(k != key, "the continuation state key is new");
+  for (const auto& [k, v] : continuation_state.state_map)
+    spec_assert(k != key, "the continuation state key is new");
   SPEC_STEP("set-the-continuation-state-value 4");
   continuation_state.state_map.emplace_back(key, std::move(value));
 }

@@ -15,11 +15,14 @@ class EventLoop;
 struct ContinuationState {
   std::vector<std::pair<const void*, std::shared_ptr<void>>> state_map;
   // Infra "clone": a new map with the same entries (values are shared, the clone is shallow).
-  std::shared_ptr<ContinuationState> clone() const { return std::make_shared<ContinuationState>(*this); }
+  std::shared_ptr<ContinuationState> clone() const {
+    return std::make_shared<ContinuationState>(*this);
+  }
 };
 
 // scheduling#set-the-continuation-state-value
-void set_the_continuation_state_value(const void* key, std::shared_ptr<void> value, EventLoop& event_loop);
+void set_the_continuation_state_value(const void* key, std::shared_ptr<void> value,
+                                      EventLoop& event_loop);
 // scheduling#get-the-continuation-state-value (null when absent)
 std::shared_ptr<void> get_the_continuation_state_value(const void* key, EventLoop& event_loop);
 

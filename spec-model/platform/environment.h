@@ -14,7 +14,7 @@ struct Environment {
   const Agent* trace_agent = nullptr;
   std::string id;  // https://html.spec.whatwg.org/#concept-environment-id (the clientId)
   std::string origin;
-  std::string partition;  // the user agent (profile or private session) it lives in, I-11
+  std::string partition;            // the user agent (profile or private session) it lives in, I-11
   EventLoop* event_loop = nullptr;  // its responsible event loop
   bool is_window = true;
   // https://html.spec.whatwg.org/#fully-active for the associated Document (windows only, I-9).

@@ -23,11 +23,13 @@ std::shared_ptr<ContinuationState> host_make_job_callback(Environment* environme
   SPEC_STEP("sec-patches-html-hostmakejobcallback before-5.1");
   EventLoop& event_loop = *environment->event_loop;
   SPEC_STEP("sec-patches-html-hostmakejobcallback before-5.2");
-  return event_loop.current_continuation_state ? event_loop.current_continuation_state->clone() : nullptr;
+  return event_loop.current_continuation_state ? event_loop.current_continuation_state->clone()
+                                               : nullptr;
 }
 
 // https://html.spec.whatwg.org/#hostcalljobcallback with the scheduling patch.
-Completion host_call_job_callback(Environment* environment, const Promise::Reaction& reaction, const Value& argument) {
+Completion host_call_job_callback(Environment* environment, const Promise::Reaction& reaction,
+                                  const Value& argument) {
   SPEC_STEP("sec-patches-html-hostcalljobcallback before-5.1");
   EventLoop& event_loop = *environment->event_loop;
   SPEC_STEP("sec-patches-html-hostcalljobcallback before-5.2");
@@ -44,12 +46,13 @@ ResolvingFunctions create_resolving_functions(Promise* promise) {
 }
 
 // ECMA-262 #sec-promisereactionjob
-void promise_reaction_job(World& world, Environment* promise_environment, const Promise::Reaction& reaction,
-                          const Value& argument) {
+void promise_reaction_job(World& world, Environment* promise_environment,
+                          const Promise::Reaction& reaction, const Value& argument) {
   Completion handler_result;
   if (!reaction.handler) {
     // Steps 1.d-e: no handler: fulfil passes the value on, reject rethrows it.
-    handler_result = reaction.is_fulfill ? Completion::normal(argument) : Completion::throw_(argument);
+    handler_result =
+        reaction.is_fulfill ? Completion::normal(argument) : Completion::throw_(argument);
   } else {
     handler_result = host_call_job_callback(promise_environment, reaction, argument);  // step 1.f
   }
@@ -64,12 +67,13 @@ void promise_reaction_job(World& world, Environment* promise_environment, const 
 }
 
 // ECMA-262 #sec-triggerpromisereactions: one job per reaction, in registration order.
-void trigger_promise_reactions(World& world, Promise* promise, std::vector<Promise::Reaction> reactions,
-                               const Value& argument) {
+void trigger_promise_reactions(World& world, Promise* promise,
+                               std::vector<Promise::Reaction> reactions, const Value& argument) {
   for (Promise::Reaction& reaction : reactions)
-    host_enqueue_promise_job(world, promise->environment, [&world, promise, reaction = std::move(reaction), argument] {
-      promise_reaction_job(world, promise->environment, reaction, argument);
-    });
+    host_enqueue_promise_job(
+        world, promise->environment, [&world, promise, reaction = std::move(reaction), argument] {
+          promise_reaction_job(world, promise->environment, reaction, argument);
+        });
 }
 
 // ECMA-262 #sec-fulfillpromise
@@ -97,8 +101,8 @@ void reject_promise(World& world, Promise* promise, const Value& reason) {
 // ECMA-262 #sec-newpromiseresolvethenablejob: thenable.then(resolve, reject) in a job of its own.
 void promise_resolve_thenable_job(World& world, Promise* promise_to_resolve, Promise* thenable) {
   ResolvingFunctions resolving = create_resolving_functions(promise_to_resolve);  // step 1.a
-  // Step 1.b calls %Promise.prototype.then%, which makes a derived promise (#sec-promise.prototype.then
-  // step 4) and performs PerformPromiseThen with it.
+  // Step 1.b calls %Promise.prototype.then%, which makes a derived promise
+  // (#sec-promise.prototype.then step 4) and performs PerformPromiseThen with it.
   Promise* derived = new_promise(world, thenable->environment);
   perform_promise_then(
       world, thenable,
@@ -117,8 +121,8 @@ void promise_resolve_thenable_job(World& world, Promise* promise_to_resolve, Pro
 
 // ECMA-262 #sec-promise-resolve-functions
 void ResolvingFunctions::resolve(World& world, const JsValue& resolution) const {
-  if (*already_resolved) return;  // step 5-6
-  *already_resolved = true;       // step 7
+  if (*already_resolved) return;        // step 5-6
+  *already_resolved = true;             // step 7
   if (resolution.promise == promise) {  // step 8: resolving a promise with itself
     reject_promise(world, promise, Value::dom_exception("TypeError", "chaining cycle"));
     return;
@@ -130,8 +134,9 @@ void ResolvingFunctions::resolve(World& world, const JsValue& resolution) const 
   // Steps 13-16: a promise is a thenable; adopting it takes a job.
   Promise* target = promise;
   Promise* thenable = resolution.promise;
-  host_enqueue_promise_job(world, promise->environment,
-                           [&world, target, thenable] { promise_resolve_thenable_job(world, target, thenable); });
+  host_enqueue_promise_job(world, promise->environment, [&world, target, thenable] {
+    promise_resolve_thenable_job(world, target, thenable);
+  });
 }
 
 // ECMA-262 #sec-promise-reject-functions
@@ -157,7 +162,8 @@ Promise* promise_resolve(World& world, Environment* environment, const JsValue& 
 
 void perform_promise_then(World& world, Promise* promise, Handler on_fulfilled, Handler on_rejected,
                           Promise* derived) {
-  // Steps 3-4 make JobCallbacks of callable handlers (HostMakeJobCallback); steps 5-8 the reactions.
+  // Steps 3-4 make JobCallbacks of callable handlers (HostMakeJobCallback); steps 5-8 the
+  // reactions.
   auto fulfill_state = on_fulfilled ? host_make_job_callback(promise->environment) : nullptr;
   auto reject_state = on_rejected ? host_make_job_callback(promise->environment) : nullptr;
   Promise::Reaction fulfill{derived, true, std::move(on_fulfilled), std::move(fulfill_state)};

@@ -67,7 +67,8 @@ class Promise {
 
 // ECMA-262 #sec-newpromisecapability with %Promise%: a new pending promise.
 Promise* new_promise(World& world, Environment* environment);
-// ECMA-262 #sec-promise-resolve with %Promise%: the promise itself, or a new promise resolved with x.
+// ECMA-262 #sec-promise-resolve with %Promise%: the promise itself, or a new promise resolved with
+// x.
 Promise* promise_resolve(World& world, Environment* environment, const JsValue& x);
 // ECMA-262 #sec-performpromisethen; `derived` may be null (no result capability).
 void perform_promise_then(World& world, Promise* promise, Handler on_fulfilled, Handler on_rejected,

@@ -9,6 +9,8 @@ void record_step(const char* id) {
   if (g_sink) ++(*g_sink)[id];
 }
 
-void set_step_sink(StepCounts* sink) { g_sink = sink; }
+void set_step_sink(StepCounts* sink) {
+  g_sink = sink;
+}
 
 }  // namespace lockstep::spec

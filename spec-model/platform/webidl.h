@@ -22,7 +22,8 @@ class ScriptHost {
  public:
   virtual ~ScriptHost() = default;
   // Calls a LockGrantedCallback with a Lock object or null.
-  virtual Completion call_lock_granted_callback(const CallbackFunction& callback, LockObject* lock) = 0;
+  virtual Completion call_lock_granted_callback(const CallbackFunction& callback,
+                                                LockObject* lock) = 0;
   // Calls a SchedulerPostTaskCallback (no arguments).
   virtual Completion call_post_task_callback(const CallbackFunction& callback) = 0;
   // Calls an IdleRequestCallback (the deadline is not modelled, I-19).

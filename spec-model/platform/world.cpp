@@ -73,7 +73,8 @@ void World::queue_a_task(Environment* environment, const std::string& source, St
   it->second.push_back(Task{next_seq_++, source, environment, document_bound, std::move(steps)});
 }
 
-void World::queue_a_microtask(Environment* environment, Steps steps, bool ignore_continuation_state) {
+void World::queue_a_microtask(Environment* environment, Steps steps,
+                              bool ignore_continuation_state) {
   if (environment->terminated) return;
   EventLoop& event_loop = *environment->event_loop;
   if (ignore_continuation_state) {
@@ -85,13 +86,15 @@ void World::queue_a_microtask(Environment* environment, Steps steps, bool ignore
   SPEC_STEP("sec-patches-html-queuing-tasks 5.1");
   std::shared_ptr<ContinuationState> continuation_state;
   SPEC_STEP("sec-patches-html-queuing-tasks 5.2");
-  if (event_loop.current_continuation_state) continuation_state = event_loop.current_continuation_state->clone();
+  if (event_loop.current_continuation_state)
+    continuation_state = event_loop.current_continuation_state->clone();
   SPEC_STEP("sec-patches-html-queuing-tasks 5.3");
-  event_loop.microtask_queue.emplace_back(environment, [&event_loop, continuation_state, steps = std::move(steps)] {
-    event_loop.current_continuation_state = continuation_state;
-    steps();
-    event_loop.current_continuation_state = nullptr;
-  });
+  event_loop.microtask_queue.emplace_back(
+      environment, [&event_loop, continuation_state, steps = std::move(steps)] {
+        event_loop.current_continuation_state = continuation_state;
+        steps();
+        event_loop.current_continuation_state = nullptr;
+      });
 }
 
 void World::run_as_task(EventLoop& loop, Environment* environment, const Steps& steps) {
@@ -119,27 +122,32 @@ std::vector<World::Unit> World::runnable_units() {
   std::vector<Unit> units;
   for (auto& [partition, queue] : lock_task_queues_)
     if (!queue.algorithm_queue.empty())
-      units.push_back(Unit{&queue, nullptr, {}, queue.algorithm_queue.front().first, "locks:" + partition});
+      units.push_back(
+          Unit{&queue, nullptr, {}, queue.algorithm_queue.front().first, "locks:" + partition});
   for (auto& loop : event_loops_)
     for (auto& [source, tasks] : loop->task_queues)
       for (const Task& task : tasks)
         if (runnable(task)) {
-          units.push_back(Unit{nullptr, loop.get(), source, task.seq, "loop:" + loop->name + "/" + source});
+          units.push_back(
+              Unit{nullptr, loop.get(), source, task.seq, "loop:" + loop->name + "/" + source});
           break;  // the first runnable task of this queue (html#event-loop-processing-model 1)
         }
   if (!schedulers_) return units;
   for (auto& loop : event_loops_) {
     // scheduling#sec-patches-html-event-loop-processing: the scheduler queue is one more choice.
-    bool other_work = std::any_of(units.begin(), units.end(), [&](const Unit& u) { return u.loop == loop.get(); });
+    bool other_work = std::any_of(units.begin(), units.end(),
+                                  [&](const Unit& u) { return u.loop == loop.get(); });
     if (auto candidate = schedulers_->next_scheduler_task(*loop)) {
       units.push_back(Unit{nullptr, loop.get(), kSchedulerUnit, candidate->seq,
-                           "loop:" + loop->name + "/" + kSchedulerUnit, candidate->effective_priority});
+                           "loop:" + loop->name + "/" + kSchedulerUnit,
+                           candidate->effective_priority});
       other_work = true;
     }
     // I-19: an idle period starts only on an event loop with nothing else to run.
     if (!other_work)
       if (auto idle = schedulers_->next_idle_callback(*loop))
-        units.push_back(Unit{nullptr, loop.get(), kIdleUnit, *idle, "loop:" + loop->name + "/" + kIdleUnit});
+        units.push_back(
+            Unit{nullptr, loop.get(), kIdleUnit, *idle, "loop:" + loop->name + "/" + kIdleUnit});
   }
   return units;
 }
@@ -153,7 +161,8 @@ std::size_t World::choose(const std::vector<Unit>& units) {
     for (std::size_t i = 0; i < units.size(); ++i) {
       const std::string& n = units[i].name;
       bool match = pin == "locks" ? units[i].queue != nullptr
-                                  : n == pin || (pin.rfind("loop:", 0) == 0 && pin.find('/') == std::string::npos &&
+                                  : n == pin || (pin.rfind("loop:", 0) == 0 &&
+                                                 pin.find('/') == std::string::npos &&
                                                  n.rfind(pin + "/", 0) == 0);
       if (match) candidates.push_back(i);
     }
@@ -161,10 +170,11 @@ std::size_t World::choose(const std::vector<Unit>& units) {
     if (candidates.empty() || (pin == "locks" && candidates.size() > 1)) {
       std::string names;
       for (const Unit& u : units) names += (names.empty() ? "" : ", ") + u.name;
-      throw ReplayError{Error{"/schedule/" + std::to_string(next_pin_),
-                              "choice \"" + pin + "\" " +
-                                  (candidates.empty() ? "names nothing runnable here" : "is ambiguous here") +
-                                  "; runnable: " + names}};
+      throw ReplayError{
+          Error{"/schedule/" + std::to_string(next_pin_),
+                "choice \"" + pin + "\" " +
+                    (candidates.empty() ? "names nothing runnable here" : "is ambiguous here") +
+                    "; runnable: " + names}};
     }
     ++next_pin_;
   } else {
@@ -178,7 +188,8 @@ std::size_t World::choose(const std::vector<Unit>& units) {
 // The canonical policy (I-1, I-2, I-17): each event loop proposes one unit (its scheduler queue
 // ahead of its other tasks at effective priority 3+, behind them at 0-1, by age at 2); then the
 // oldest proposal in the world runs.
-std::size_t World::canonical(const std::vector<Unit>& units, const std::vector<std::size_t>& candidates) const {
+std::size_t World::canonical(const std::vector<Unit>& units,
+                             const std::vector<std::size_t>& candidates) const {
   std::vector<std::size_t> proposals;
   for (std::size_t i : candidates) {
     const Unit& u = units[i];
@@ -191,12 +202,18 @@ std::size_t World::canonical(const std::vector<Unit>& units, const std::vector<s
       const Unit& v = units[j];
       if (j == i || v.loop != u.loop) continue;
       const bool u_sched = u.source == kSchedulerUnit, v_sched = v.source == kSchedulerUnit;
-      if (u.source == kIdleUnit) dominated = true;  // idle yields to anything of its loop
-      else if (v_sched && v.effective_priority >= 3) dominated = true;
-      else if (u_sched && u.effective_priority >= 3) continue;
-      else if (u_sched && u.effective_priority <= 1 && v.source != kIdleUnit) dominated = true;
-      else if (v_sched && v.effective_priority <= 1) continue;
-      else if (v.source != kIdleUnit && v.seq < u.seq) dominated = true;
+      if (u.source == kIdleUnit)
+        dominated = true;  // idle yields to anything of its loop
+      else if (v_sched && v.effective_priority >= 3)
+        dominated = true;
+      else if (u_sched && u.effective_priority >= 3)
+        continue;
+      else if (u_sched && u.effective_priority <= 1 && v.source != kIdleUnit)
+        dominated = true;
+      else if (v_sched && v.effective_priority <= 1)
+        continue;
+      else if (v.source != kIdleUnit && v.seq < u.seq)
+        dominated = true;
       if (dominated) break;
     }
     if (!dominated) proposals.push_back(i);
@@ -241,8 +258,8 @@ void World::run_unit(const Unit& unit) {
 void World::perform_a_microtask_checkpoint(EventLoop& loop) {
   // html#perform-a-microtask-checkpoint
   if (loop.performing_a_microtask_checkpoint) return;  // step 1
-  loop.performing_a_microtask_checkpoint = true;        // step 2
-  while (!loop.microtask_queue.empty()) {               // step 3
+  loop.performing_a_microtask_checkpoint = true;       // step 2
+  while (!loop.microtask_queue.empty()) {              // step 3
     auto [environment, steps] = std::move(loop.microtask_queue.front());
     loop.microtask_queue.pop_front();
     if (environment->terminated) continue;  // I-10: a terminated agent runs nothing
@@ -291,7 +308,8 @@ void World::advance_time(std::uint64_t ms) {
         ++it;
       }
     }
-    std::sort(due.begin(), due.end(), [](const Timer& a, const Timer& b) { return a.order < b.order; });
+    std::sort(due.begin(), due.end(),
+              [](const Timer& a, const Timer& b) { return a.order < b.order; });
     for (Timer& t : due) t.steps();
     settle();
   }
@@ -306,7 +324,9 @@ void World::terminate_environment(Environment* environment) {
                                [&](const Task& t) { return t.environment == environment; }),
                 tasks.end());
   auto& mq = loop.microtask_queue;
-  mq.erase(std::remove_if(mq.begin(), mq.end(), [&](const auto& m) { return m.first == environment; }), mq.end());
+  mq.erase(
+      std::remove_if(mq.begin(), mq.end(), [&](const auto& m) { return m.first == environment; }),
+      mq.end());
 }
 
 void World::pin_choices(std::vector<std::string> choices) {
@@ -316,7 +336,8 @@ void World::pin_choices(std::vector<std::string> choices) {
 
 void World::log(Environment* environment, std::string event,
                 std::vector<std::pair<std::string, Value>> members) {
-  log_.events.push_back(Event{current_step_, environment->id, std::move(event), std::move(members)});
+  log_.events.push_back(
+      Event{current_step_, environment->id, std::move(event), std::move(members)});
 }
 
 }  // namespace lockstep::spec

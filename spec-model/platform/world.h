@@ -72,8 +72,8 @@ struct ParallelQueue {
 
 // Task source names used by the model.
 inline constexpr const char* kWebLocksTaskSource = "web-locks";  // web-locks#concepts
-inline constexpr const char* kTimerTaskSource = "timer";        // html#timer-task-source
-inline constexpr const char* kTraceTaskSource = "trace";        // the trace's own tasks (I-3)
+inline constexpr const char* kTimerTaskSource = "timer";         // html#timer-task-source
+inline constexpr const char* kTraceTaskSource = "trace";         // the trace's own tasks (I-3)
 
 class World {
  public:
@@ -101,7 +101,8 @@ class World {
                     bool document_bound = true);
   // https://html.spec.whatwg.org/#queue-a-microtask, with the scheduling patch's
   // ignoreContinuationState (scheduling#sec-patches-html-queuing-tasks).
-  void queue_a_microtask(Environment* environment, Steps steps, bool ignore_continuation_state = false);
+  void queue_a_microtask(Environment* environment, Steps steps,
+                         bool ignore_continuation_state = false);
   // A world-wide sequence number for work queued outside the world's own queues (I-1).
   std::uint64_t next_sequence_number() { return next_seq_++; }
   void set_scheduler_task_source(SchedulerTaskSource* source) { schedulers_ = source; }
@@ -129,7 +130,8 @@ class World {
 
   // The log and the step the events belong to.
   void set_current_step(int step) { current_step_ = step; }
-  void log(Environment* environment, std::string event, std::vector<std::pair<std::string, Value>> members);
+  void log(Environment* environment, std::string event,
+           std::vector<std::pair<std::string, Value>> members);
   Log& event_log() { return log_; }
 
  private:
@@ -139,7 +141,8 @@ class World {
   void run_unit(const Unit& unit);
   void perform_a_microtask_checkpoint(EventLoop& loop);
   std::size_t choose(const std::vector<Unit>& units);
-  std::size_t canonical(const std::vector<Unit>& units, const std::vector<std::size_t>& candidates) const;
+  std::size_t canonical(const std::vector<Unit>& units,
+                        const std::vector<std::size_t>& candidates) const;
 
   std::vector<std::shared_ptr<void>> arena_;
   std::map<std::string, std::unique_ptr<Environment>> environments_;

@@ -9,12 +9,13 @@ struct TraceRunner::Activation {
   Environment* environment = nullptr;
   const std::vector<Action>* body = nullptr;
   std::size_t pc = 0;
-  Promise* promise = nullptr;         // the async function's promise; null for a plain function
-  const Callback* callback = nullptr; // its result; null for `async () => body`
-  std::string owner;                  // the request whose callback this is
+  Promise* promise = nullptr;          // the async function's promise; null for a plain function
+  const Callback* callback = nullptr;  // its result; null for `async () => body`
+  std::string owner;                   // the request whose callback this is
 };
 
-TraceRunner::TraceRunner(const Trace& trace) : trace_(trace), locks_(world_, *this), scheduling_(world_, *this) {
+TraceRunner::TraceRunner(const Trace& trace)
+    : trace_(trace), locks_(world_, *this), scheduling_(world_, *this) {
   for (const Agent& agent : trace_.agents) world_.add_environment(agent);
   for_each_action(trace_.steps, [&](const Action& a) {
     if (!a.id.empty()) definitions_[a.id] = &a;
@@ -23,7 +24,8 @@ TraceRunner::TraceRunner(const Trace& trace) : trace_(trace), locks_(world_, *th
 }
 
 RunResult TraceRunner::run() {
-  for (std::size_t i = 0; i < trace_.steps.size(); ++i) run_top_level(static_cast<int>(i), trace_.steps[i]);
+  for (std::size_t i = 0; i < trace_.steps.size(); ++i)
+    run_top_level(static_cast<int>(i), trace_.steps[i]);
   world_.settle();  // what a last "settle": false step left queued
   RunResult result;
   result.log = std::move(world_.event_log());
@@ -40,8 +42,9 @@ void TraceRunner::run_top_level(int index, const Action& step) {
   Environment* environment = world_.environment(step.agent);
   auto ended = terminated_in_step_.find(step.agent);
   if (ended != terminated_in_step_.end())
-    throw ReplayError{Error{step.pointer + "/agent", "agent \"" + step.agent + "\" terminated during step " +
-                                                         std::to_string(ended->second) + " and runs no more script"}};
+    throw ReplayError{Error{step.pointer + "/agent",
+                            "agent \"" + step.agent + "\" terminated during step " +
+                                std::to_string(ended->second) + " and runs no more script"}};
   if (step.op == Op::Terminate) {
     // I-10: the agent ends now, outside any task of its own.
     world_.terminate_environment(environment);
@@ -55,23 +58,27 @@ void TraceRunner::run_top_level(int index, const Action& step) {
   } else {
     world_.run_task_now(environment, [&] { perform(environment, step, nullptr); });
   }
-  if (environment->terminated && !terminated_in_step_.count(step.agent)) terminated_in_step_[step.agent] = index;
+  if (environment->terminated && !terminated_in_step_.count(step.agent))
+    terminated_in_step_[step.agent] = index;
   if (step.settle) world_.settle();
 }
 
-Completion TraceRunner::call_lock_granted_callback(const CallbackFunction& callback, LockObject* lock) {
+Completion TraceRunner::call_lock_granted_callback(const CallbackFunction& callback,
+                                                   LockObject* lock) {
   Value lock_info = Value::null();
   if (lock)
-    lock_info = Value::object({{"name", Value::string(lock->name())}, {"mode", Value::string(lock_mode_name(lock->mode()))}});
-  world_.log(callback.environment, "callback", {{"request", Value::string(callback.owner)}, {"lock", lock_info}});
-  return call_function(callback.environment, &callback.callback->body, callback.callback, callback.owner,
-                       callback.callback->is_async);
+    lock_info = Value::object({{"name", Value::string(lock->name())},
+                               {"mode", Value::string(lock_mode_name(lock->mode()))}});
+  world_.log(callback.environment, "callback",
+             {{"request", Value::string(callback.owner)}, {"lock", lock_info}});
+  return call_function(callback.environment, &callback.callback->body, callback.callback,
+                       callback.owner, callback.callback->is_async);
 }
 
 Completion TraceRunner::call_post_task_callback(const CallbackFunction& callback) {
   world_.log(callback.environment, "task", {{"task", Value::string(callback.owner)}});
-  return call_function(callback.environment, &callback.callback->body, callback.callback, callback.owner,
-                       callback.callback->is_async);
+  return call_function(callback.environment, &callback.callback->body, callback.callback,
+                       callback.owner, callback.callback->is_async);
 }
 
 void TraceRunner::call_idle_request_callback(const CallbackFunction& callback) {
@@ -82,21 +89,25 @@ void TraceRunner::call_idle_request_callback(const CallbackFunction& callback) {
 }
 
 Completion TraceRunner::call_function(Environment* environment, const std::vector<Action>* body,
-                                      const Callback* callback, const std::string& owner, bool is_async) {
+                                      const Callback* callback, const std::string& owner,
+                                      bool is_async) {
   if (is_async) return Completion::normal(JsValue(start_async(environment, body, callback, owner)));
   // A plain function runs its body straight through (it has no await at its own level).
-  auto activation = std::make_shared<Activation>(Activation{environment, body, 0, nullptr, callback, owner});
+  auto activation =
+      std::make_shared<Activation>(Activation{environment, body, 0, nullptr, callback, owner});
   for (; activation->pc < body->size(); ++activation->pc)
-    if (perform(environment, (*body)[activation->pc], activation) == Flow::Stop) return Completion::normal(Value());
+    if (perform(environment, (*body)[activation->pc], activation) == Flow::Stop)
+      return Completion::normal(Value());
   return finish(*activation);
 }
 
 // ECMA-262 #sec-async-functions-abstract-operations: the body runs synchronously up to its first
 // await; the function's promise settles when the body completes.
-Promise* TraceRunner::start_async(Environment* environment, const std::vector<Action>* body, const Callback* callback,
-                                  const std::string& owner) {
+Promise* TraceRunner::start_async(Environment* environment, const std::vector<Action>* body,
+                                  const Callback* callback, const std::string& owner) {
   Promise* promise = new_promise(world_, environment);
-  auto activation = std::make_shared<Activation>(Activation{environment, body, 0, promise, callback, owner});
+  auto activation =
+      std::make_shared<Activation>(Activation{environment, body, 0, promise, callback, owner});
   resume(activation);
   return promise;
 }
@@ -138,13 +149,15 @@ void TraceRunner::observe(Promise* promise, Environment* environment, const std:
   perform_promise_then(
       world_, promise,
       [this, environment, id](const Value& v) {
-        std::vector<std::pair<std::string, Value>> members{{"target", Value::string(id)}, {"state", Value::string("fulfilled")}};
+        std::vector<std::pair<std::string, Value>> members{{"target", Value::string(id)},
+                                                           {"state", Value::string("fulfilled")}};
         if (!v.is_undefined()) members.emplace_back("value", v);
         world_.log(environment, "settled", std::move(members));
         return Completion::normal(Value());
       },
       [this, environment, id](const Value& r) {
-        std::vector<std::pair<std::string, Value>> members{{"target", Value::string(id)}, {"state", Value::string("rejected")}};
+        std::vector<std::pair<std::string, Value>> members{{"target", Value::string(id)},
+                                                           {"state", Value::string("rejected")}};
         if (!r.is_undefined()) members.emplace_back("reason", r);
         world_.log(environment, "settled", std::move(members));
         return Completion::normal(Value());
@@ -152,11 +165,15 @@ void TraceRunner::observe(Promise* promise, Environment* environment, const std:
       nullptr);
 }
 
-void TraceRunner::not_created_yet(const Action& user, const std::string& id, const std::string& what) {
+void TraceRunner::not_created_yet(const Action& user, const std::string& id,
+                                  const std::string& what) {
   auto def = definitions_.find(id);
-  std::string where = def == definitions_.end() ? "" : " (made by " + Error{def->second->pointer, ""}.path() + ")";
-  throw ReplayError{Error{user.pointer, what + " \"" + id + "\"" + where +
-                                            " does not exist yet at this point of the replay: the body that makes it has not run"}};
+  std::string where =
+      def == definitions_.end() ? "" : " (made by " + Error{def->second->pointer, ""}.path() + ")";
+  throw ReplayError{Error{
+      user.pointer,
+      what + " \"" + id + "\"" + where +
+          " does not exist yet at this point of the replay: the body that makes it has not run"}};
 }
 
 Promise* TraceRunner::promise_named(const Action& user, const std::string& id) {
@@ -178,10 +195,12 @@ TraceRunner::Flow TraceRunner::perform(Environment* environment, const Action& a
       SPEC_STEP("dom-navigatorlocks-locks 1");
       std::optional<LockOptions> options;
       if (a.lock_options) {
-        options = LockOptions{a.lock_options->mode, a.lock_options->if_available, a.lock_options->steal, nullptr};
+        options = LockOptions{a.lock_options->mode, a.lock_options->if_available,
+                              a.lock_options->steal, nullptr};
         if (a.lock_options->signal) options->signal = signal_named(a, *a.lock_options->signal);
       }
-      Promise* p = locks_.request(environment, a.name, options, CallbackFunction{environment, &*a.callback, a.id});
+      Promise* p = locks_.request(environment, a.name, options,
+                                  CallbackFunction{environment, &*a.callback, a.id});
       promises_[a.id] = p;
       observe(p, environment, a.id);
       return Flow::Next;
@@ -219,7 +238,8 @@ TraceRunner::Flow TraceRunner::perform(Environment* environment, const Action& a
         target = promise_named(a, a.target);
       } else {
         auto it = pending_results_.find(a.target);
-        if (it == pending_results_.end()) not_created_yet(a, a.target, "the pending result of the callback of");
+        if (it == pending_results_.end())
+          not_created_yet(a, a.target, "the pending result of the callback of");
         target = it->second;
       }
       if (a.fulfill)
@@ -237,13 +257,17 @@ TraceRunner::Flow TraceRunner::perform(Environment* environment, const Action& a
       locks_.unloading_document_cleanup_steps(environment);
       return Flow::Next;
     case Op::Run:
-      world_.queue_a_task(environment, "script", [this, environment, &a] { start_async(environment, &a.body, nullptr, {}); });
+      world_.queue_a_task(environment, "script", [this, environment, &a] {
+        start_async(environment, &a.body, nullptr, {});
+      });
       return Flow::Next;
     case Op::SetTimeout:
-      // html#timer-initialisation-steps: after the timeout, a task on the timer task source runs it.
+      // html#timer-initialisation-steps: after the timeout, a task on the timer task source runs
+      // it.
       world_.run_steps_after_a_timeout(a.ms, [this, environment, &a] {
-        world_.queue_a_task(environment, kTimerTaskSource,
-                            [this, environment, &a] { start_async(environment, &a.body, nullptr, {}); });
+        world_.queue_a_task(environment, kTimerTaskSource, [this, environment, &a] {
+          start_async(environment, &a.body, nullptr, {});
+        });
       });
       return Flow::Next;
     case Op::NewPromise:
@@ -261,7 +285,8 @@ TraceRunner::Flow TraceRunner::perform(Environment* environment, const Action& a
       return Flow::Next;
     }
     case Op::QueueMicrotask:
-      world_.queue_a_microtask(environment, [this, environment, &a] { start_async(environment, &a.body, nullptr, {}); });
+      world_.queue_a_microtask(
+          environment, [this, environment, &a] { start_async(environment, &a.body, nullptr, {}); });
       return Flow::Next;
     case Op::Await:
       return suspend_on(environment, promise_named(a, a.target), activation);
@@ -273,7 +298,8 @@ TraceRunner::Flow TraceRunner::perform(Environment* environment, const Action& a
     default:
       return perform_scheduling(environment, a, activation);
   }
-  throw InternalError(std::string("op ") + op_name(a.op) + " reached the spec model unexpectedly at " + a.pointer);
+  throw InternalError(std::string("op ") + op_name(a.op) +
+                      " reached the spec model unexpectedly at " + a.pointer);
 }
 
 // ECMA-262 #await: PromiseResolve, then resume from a reaction job. The reactions carry the
@@ -311,8 +337,9 @@ TraceRunner::Flow TraceRunner::perform_scheduling(Environment* environment, cons
       options.priority = a.task_options.priority;
       if (a.task_options.signal) options.signal = signal_named(a, *a.task_options.signal);
       options.delay = a.task_options.delay.value_or(0);
-      Promise* p = scheduling_.post_task(scheduling_.scheduler(environment),
-                                         CallbackFunction{environment, &*a.callback, a.id}, options);
+      Promise* p =
+          scheduling_.post_task(scheduling_.scheduler(environment),
+                                CallbackFunction{environment, &*a.callback, a.id}, options);
       promises_[a.id] = p;
       observe(p, environment, a.id);
       return Flow::Next;
@@ -325,8 +352,8 @@ TraceRunner::Flow TraceRunner::perform_scheduling(Environment* environment, cons
       return suspend_on(environment, p, activation);
     }
     case Op::NewTaskController: {
-      TaskController* controller =
-          scheduling_.new_task_controller(environment, a.priority.value_or(TaskPriority::UserVisible));
+      TaskController* controller = scheduling_.new_task_controller(
+          environment, a.priority.value_or(TaskPriority::UserVisible));
       controller->signal->trace_id = a.id;
       controllers_[a.id] = controller;
       task_controllers_[a.id] = controller;
@@ -337,7 +364,8 @@ TraceRunner::Flow TraceRunner::perform_scheduling(Environment* environment, cons
       auto it = task_controllers_.find(a.controller);
       if (it == task_controllers_.end()) not_created_yet(a, a.controller, "TaskController");
       if (auto thrown = scheduling_.set_priority(it->second, *a.priority))
-        world_.log(environment, "threw", {{"op", Value::string("setPriority")}, {"error", *thrown}});
+        world_.log(environment, "threw",
+                   {{"op", Value::string("setPriority")}, {"error", *thrown}});
       return Flow::Next;
     }
     case Op::TaskSignalAny: {
@@ -355,22 +383,25 @@ TraceRunner::Flow TraceRunner::perform_scheduling(Environment* environment, cons
     }
     case Op::OnPriorityChange: {
       TaskSignal* signal = task_signal_named(a, a.signal);
-      signal->prioritychange_listeners.push_back([this, environment, signal, &a](TaskPriority previous) {
-        world_.log(environment, "prioritychange",
-                   {{"signal", Value::string(a.signal)},
-                    {"previousPriority", Value::string(task_priority_name(previous))},
-                    {"priority", Value::string(task_priority_name(signal->priority))}});
-        start_async(environment, &a.body, nullptr, {});
-      });
+      signal->prioritychange_listeners.push_back(
+          [this, environment, signal, &a](TaskPriority previous) {
+            world_.log(environment, "prioritychange",
+                       {{"signal", Value::string(a.signal)},
+                        {"previousPriority", Value::string(task_priority_name(previous))},
+                        {"priority", Value::string(task_priority_name(signal->priority))}});
+            start_async(environment, &a.body, nullptr, {});
+          });
       return Flow::Next;
     }
     case Op::RequestIdleCallback:
-      scheduling_.request_idle_callback(environment, CallbackFunction{environment, &*a.callback, a.id});
+      scheduling_.request_idle_callback(environment,
+                                        CallbackFunction{environment, &*a.callback, a.id});
       return Flow::Next;
     default:
       break;
   }
-  throw InternalError(std::string("op ") + op_name(a.op) + " reached the spec model unexpectedly at " + a.pointer);
+  throw InternalError(std::string("op ") + op_name(a.op) +
+                      " reached the spec model unexpectedly at " + a.pointer);
 }
 
 }  // namespace lockstep::spec

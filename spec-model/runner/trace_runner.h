@@ -19,7 +19,8 @@ class TraceRunner : public ScriptHost {
   explicit TraceRunner(const Trace& trace);
   RunResult run();
 
-  Completion call_lock_granted_callback(const CallbackFunction& callback, LockObject* lock) override;
+  Completion call_lock_granted_callback(const CallbackFunction& callback,
+                                        LockObject* lock) override;
   Completion call_post_task_callback(const CallbackFunction& callback) override;
   void call_idle_request_callback(const CallbackFunction& callback) override;
 
@@ -28,29 +29,33 @@ class TraceRunner : public ScriptHost {
   enum class Flow { Next, Suspend, Stop };
 
   void run_top_level(int index, const Action& step);
-  Completion call_function(Environment* environment, const std::vector<Action>* body, const Callback* callback,
-                           const std::string& owner, bool is_async);
-  Promise* start_async(Environment* environment, const std::vector<Action>* body, const Callback* callback,
-                       const std::string& owner);
+  Completion call_function(Environment* environment, const std::vector<Action>* body,
+                           const Callback* callback, const std::string& owner, bool is_async);
+  Promise* start_async(Environment* environment, const std::vector<Action>* body,
+                       const Callback* callback, const std::string& owner);
   void resume(const std::shared_ptr<Activation>& activation);
   Completion finish(Activation& activation);
-  Flow perform(Environment* environment, const Action& action, const std::shared_ptr<Activation>& activation);
-  Flow perform_scheduling(Environment* environment, const Action& action, const std::shared_ptr<Activation>& activation);
-  Flow suspend_on(Environment* environment, Promise* promise, const std::shared_ptr<Activation>& activation);
+  Flow perform(Environment* environment, const Action& action,
+               const std::shared_ptr<Activation>& activation);
+  Flow perform_scheduling(Environment* environment, const Action& action,
+                          const std::shared_ptr<Activation>& activation);
+  Flow suspend_on(Environment* environment, Promise* promise,
+                  const std::shared_ptr<Activation>& activation);
   TaskSignal* task_signal_named(const Action& user, const std::string& id);
 
   Promise* promise_named(const Action& user, const std::string& id);
   AbortSignal* signal_named(const Action& user, const std::string& id);
   void observe(Promise* promise, Environment* environment, const std::string& id);
-  [[noreturn]] void not_created_yet(const Action& user, const std::string& id, const std::string& what);
+  [[noreturn]] void not_created_yet(const Action& user, const std::string& id,
+                                    const std::string& what);
 
   const Trace& trace_;
   World world_;
   WebLocks locks_;
   Scheduling scheduling_;
   std::map<std::string, const Action*> definitions_;
-  std::map<std::string, Promise*> promises_;          // request, query, newPromise ids
-  std::map<std::string, Promise*> pending_results_;   // callbacks that returned {"pending": true}
+  std::map<std::string, Promise*> promises_;         // request, query, newPromise ids
+  std::map<std::string, Promise*> pending_results_;  // callbacks that returned {"pending": true}
   std::map<std::string, AbortSignal*> signals_;
   std::map<std::string, AbortController*> controllers_;
   std::map<std::string, TaskController*> task_controllers_;

@@ -22,7 +22,8 @@ Scheduler* Scheduling::scheduler(Environment* environment) {
 }
 
 // https://wicg.github.io/scheduling-apis/#create-a-scheduler-task-queue
-SchedulerTaskQueue* Scheduling::create_a_scheduler_task_queue(TaskPriority priority, bool is_continuation,
+SchedulerTaskQueue* Scheduling::create_a_scheduler_task_queue(TaskPriority priority,
+                                                              bool is_continuation,
                                                               Steps removal_steps) {
   SPEC_STEP("create-a-scheduler-task-queue 1");
   auto* queue = world_.make<SchedulerTaskQueue>();
@@ -88,12 +89,15 @@ SchedulerTask* Scheduling::first_runnable_task(const SchedulerTaskQueue& queue) 
 // https://wicg.github.io/scheduling-apis/#scheduler-task-queue-effective-priority: the table.
 int Scheduling::effective_priority(const SchedulerTaskQueue& queue) {
   SPEC_STEP("scheduler-task-queue-effective-priority 1");
-  const int base = queue.priority == TaskPriority::Background ? 0 : queue.priority == TaskPriority::UserVisible ? 2 : 4;
+  const int base = queue.priority == TaskPriority::Background    ? 0
+                   : queue.priority == TaskPriority::UserVisible ? 2
+                                                                 : 4;
   return base + (queue.is_continuation ? 1 : 0);
 }
 
 // https://wicg.github.io/scheduling-apis/#queue-a-scheduler-task
-SchedulerTask* Scheduling::queue_a_scheduler_task(SchedulerTaskQueue* queue, Steps steps, std::uint64_t enqueue_order,
+SchedulerTask* Scheduling::queue_a_scheduler_task(SchedulerTaskQueue* queue, Steps steps,
+                                                  std::uint64_t enqueue_order,
                                                   const std::string& source, Environment* document,
                                                   Environment* environment) {
   SPEC_STEP("queue-a-scheduler-task 1");
@@ -108,7 +112,8 @@ SchedulerTask* Scheduling::queue_a_scheduler_task(SchedulerTaskQueue* queue, Ste
   task->source = source;
   SPEC_STEP("queue-a-scheduler-task 5");
   task->document = document;
-  SPEC_STEP("queue-a-scheduler-task 6");  // its script evaluation environment settings object set: empty
+  // 6. Its script evaluation environment settings object set starts empty.
+  SPEC_STEP("queue-a-scheduler-task 6");
   SPEC_STEP("queue-a-scheduler-task 7");
   queue->tasks.push_back(task);
   SPEC_STEP("queue-a-scheduler-task 8");
@@ -118,27 +123,33 @@ SchedulerTask* Scheduling::queue_a_scheduler_task(SchedulerTaskQueue* queue, Ste
 // https://wicg.github.io/scheduling-apis/#scheduler-task-queue-remove
 void Scheduling::remove(SchedulerTask* task, SchedulerTaskQueue* queue) {
   SPEC_STEP("scheduler-task-queue-remove 1");
-  queue->tasks.erase(std::remove(queue->tasks.begin(), queue->tasks.end(), task), queue->tasks.end());
+  queue->tasks.erase(std::remove(queue->tasks.begin(), queue->tasks.end(), task),
+                     queue->tasks.end());
 }
 
 // https://wicg.github.io/scheduling-apis/#set-the-current-scheduling-state
-void Scheduling::set_the_current_scheduling_state(Scheduler* scheduler, std::shared_ptr<SchedulingState> state) {
+void Scheduling::set_the_current_scheduling_state(Scheduler* scheduler,
+                                                  std::shared_ptr<SchedulingState> state) {
   SPEC_STEP("set-the-current-scheduling-state 1");
   EventLoop& event_loop = *scheduler->environment->event_loop;
   SPEC_STEP("set-the-current-scheduling-state 2");
-  set_the_continuation_state_value(scheduler, std::move(state), event_loop);  // I-21: the key is the scheduler
+  set_the_continuation_state_value(scheduler, std::move(state),
+                                   event_loop);  // I-21: the key is the scheduler
 }
 
 // https://wicg.github.io/scheduling-apis/#get-the-current-scheduling-state
-std::shared_ptr<SchedulingState> Scheduling::get_the_current_scheduling_state(Scheduler* scheduler) {
+std::shared_ptr<SchedulingState> Scheduling::get_the_current_scheduling_state(
+    Scheduler* scheduler) {
   SPEC_STEP("get-the-current-scheduling-state 1");
   EventLoop& event_loop = *scheduler->environment->event_loop;
   SPEC_STEP("get-the-current-scheduling-state 2");
-  return std::static_pointer_cast<SchedulingState>(get_the_continuation_state_value(scheduler, event_loop));
+  return std::static_pointer_cast<SchedulingState>(
+      get_the_continuation_state_value(scheduler, event_loop));
 }
 
 // https://wicg.github.io/scheduling-apis/#schedule-a-posttask-task
-Promise* Scheduling::schedule_a_posttask_task(Scheduler* scheduler, const CallbackFunction& callback,
+Promise* Scheduling::schedule_a_posttask_task(Scheduler* scheduler,
+                                              const CallbackFunction& callback,
                                               const SchedulerPostTaskOptions& options) {
   Environment* realm = scheduler->environment;
   SPEC_STEP("schedule-a-posttask-task 1");
@@ -159,14 +170,16 @@ Promise* Scheduling::schedule_a_posttask_task(Scheduler* scheduler, const Callba
   SPEC_STEP("schedule-a-posttask-task 6");
   auto* task_signal = dynamic_cast<TaskSignal*>(signal);
   if (options.priority) {
-    state->priority_source = create_a_fixed_priority_unabortable_task_signal(*options.priority, realm);
+    state->priority_source =
+        create_a_fixed_priority_unabortable_task_signal(*options.priority, realm);
   } else {
     SPEC_STEP("schedule-a-posttask-task 7");
     if (task_signal) state->priority_source = task_signal;
   }
   SPEC_STEP("schedule-a-posttask-task 8");
   if (!state->priority_source)
-    state->priority_source = create_a_fixed_priority_unabortable_task_signal(TaskPriority::UserVisible, realm);
+    state->priority_source =
+        create_a_fixed_priority_unabortable_task_signal(TaskPriority::UserVisible, realm);
   SPEC_STEP("schedule-a-posttask-task 9");
   TaskHandle* handle = create_a_task_handle(result, signal);
   SPEC_STEP("schedule-a-posttask-task 10");
@@ -177,21 +190,22 @@ Promise* Scheduling::schedule_a_posttask_task(Scheduler* scheduler, const Callba
     SPEC_STEP("schedule-a-posttask-task 11.1");
     handle->queue = select_the_scheduler_task_queue(scheduler, state->priority_source, false);
     SPEC_STEP("schedule-a-posttask-task 11.2");
-    schedule_a_task_to_invoke_an_algorithm(scheduler, handle, [this, scheduler, state, callback, result] {
-      SPEC_STEP("schedule-a-posttask-task 11.2.1");
-      EventLoop& event_loop = *scheduler->environment->event_loop;
-      SPEC_STEP("schedule-a-posttask-task 11.2.2");
-      set_the_current_scheduling_state(scheduler, state);
-      // 11.2.3. Invoke with "rethrow": a throw rejects the result, a value resolves it.
-      SPEC_STEP("schedule-a-posttask-task 11.2.3");
-      Completion callback_result = host_.call_post_task_callback(callback);
-      if (callback_result.thrown)
-        result->own.reject(world_, callback_result.value.data);
-      else
-        result->own.resolve(world_, callback_result.value);
-      SPEC_STEP("schedule-a-posttask-task 11.2.4");
-      event_loop.current_continuation_state = nullptr;
-    });
+    schedule_a_task_to_invoke_an_algorithm(
+        scheduler, handle, [this, scheduler, state, callback, result] {
+          SPEC_STEP("schedule-a-posttask-task 11.2.1");
+          EventLoop& event_loop = *scheduler->environment->event_loop;
+          SPEC_STEP("schedule-a-posttask-task 11.2.2");
+          set_the_current_scheduling_state(scheduler, state);
+          // 11.2.3. Invoke with "rethrow": a throw rejects the result, a value resolves it.
+          SPEC_STEP("schedule-a-posttask-task 11.2.3");
+          Completion callback_result = host_.call_post_task_callback(callback);
+          if (callback_result.thrown)
+            result->own.reject(world_, callback_result.value.data);
+          else
+            result->own.resolve(world_, callback_result.value);
+          SPEC_STEP("schedule-a-posttask-task 11.2.4");
+          event_loop.current_continuation_state = nullptr;
+        });
   };
   SPEC_STEP("schedule-a-posttask-task 12");
   const std::uint64_t delay = options.delay;
@@ -228,7 +242,9 @@ Promise* Scheduling::schedule_a_yield_continuation(Scheduler* scheduler) {
   SPEC_STEP("schedule-a-yield-continuation 5");
   TaskSignal* priority_source = inherited_state ? inherited_state->priority_source : nullptr;
   SPEC_STEP("schedule-a-yield-continuation 6");
-  if (!priority_source) priority_source = create_a_fixed_priority_unabortable_task_signal(TaskPriority::UserVisible, realm);
+  if (!priority_source)
+    priority_source =
+        create_a_fixed_priority_unabortable_task_signal(TaskPriority::UserVisible, realm);
   SPEC_STEP("schedule-a-yield-continuation 7");
   TaskHandle* handle = create_a_task_handle(result, abort_source);
   SPEC_STEP("schedule-a-yield-continuation 8");
@@ -245,7 +261,8 @@ Promise* Scheduling::schedule_a_yield_continuation(Scheduler* scheduler) {
 }
 
 // https://wicg.github.io/scheduling-apis/#select-the-scheduler-task-queue
-SchedulerTaskQueue* Scheduling::select_the_scheduler_task_queue(Scheduler* scheduler, TaskSignal* signal,
+SchedulerTaskQueue* Scheduling::select_the_scheduler_task_queue(Scheduler* scheduler,
+                                                                TaskSignal* signal,
                                                                 bool is_continuation) {
   SPEC_STEP("select-the-scheduler-task-queue 1");
   if (!has_fixed_priority(*signal)) {
@@ -257,13 +274,17 @@ SchedulerTaskQueue* Scheduling::select_the_scheduler_task_queue(Scheduler* sched
     SPEC_STEP("select-the-scheduler-task-queue 1.1");
     if (find() == map.end()) {
       SPEC_STEP("select-the-scheduler-task-queue 1.1.1");
-      SchedulerTaskQueue* queue = create_a_scheduler_task_queue(signal->priority, is_continuation, [&map, key] {
-        SPEC_STEP("select-the-scheduler-task-queue 1.1.1.1");
-        map.erase(std::remove_if(map.begin(), map.end(), [&](const auto& e) { return e.first == key; }), map.end());
-      });
+      SchedulerTaskQueue* queue =
+          create_a_scheduler_task_queue(signal->priority, is_continuation, [&map, key] {
+            SPEC_STEP("select-the-scheduler-task-queue 1.1.1.1");
+            map.erase(std::remove_if(map.begin(), map.end(),
+                                     [&](const auto& e) { return e.first == key; }),
+                      map.end());
+          });
       SPEC_STEP("select-the-scheduler-task-queue 1.1.2");
       map.emplace_back(key, queue);
-      // 1.1.3. The queue follows the signal's priority: nothing moves, the queue's priority changes.
+      // 1.1.3. The queue follows the signal's priority: nothing moves, the queue's priority
+      // changes.
       SPEC_STEP("select-the-scheduler-task-queue 1.1.3");
       add_a_priority_change_algorithm(signal, [queue, signal] {
         SPEC_STEP("select-the-scheduler-task-queue 1.1.3.1");
@@ -284,10 +305,13 @@ SchedulerTaskQueue* Scheduling::select_the_scheduler_task_queue(Scheduler* sched
   SPEC_STEP("select-the-scheduler-task-queue 2.2");
   if (find() == map.end()) {
     SPEC_STEP("select-the-scheduler-task-queue 2.2.1");
-    SchedulerTaskQueue* queue = create_a_scheduler_task_queue(priority, is_continuation, [&map, key] {
-      SPEC_STEP("select-the-scheduler-task-queue 2.2.1.1");
-      map.erase(std::remove_if(map.begin(), map.end(), [&](const auto& e) { return e.first == key; }), map.end());
-    });
+    SchedulerTaskQueue* queue =
+        create_a_scheduler_task_queue(priority, is_continuation, [&map, key] {
+          SPEC_STEP("select-the-scheduler-task-queue 2.2.1.1");
+          map.erase(
+              std::remove_if(map.begin(), map.end(), [&](const auto& e) { return e.first == key; }),
+              map.end());
+        });
     SPEC_STEP("select-the-scheduler-task-queue 2.2.2");
     map.emplace_back(key, queue);
   }
@@ -296,7 +320,8 @@ SchedulerTaskQueue* Scheduling::select_the_scheduler_task_queue(Scheduler* sched
 }
 
 // https://wicg.github.io/scheduling-apis/#schedule-a-task-to-invoke-an-algorithm
-void Scheduling::schedule_a_task_to_invoke_an_algorithm(Scheduler* scheduler, TaskHandle* handle, Steps steps) {
+void Scheduling::schedule_a_task_to_invoke_an_algorithm(Scheduler* scheduler, TaskHandle* handle,
+                                                        Steps steps) {
   SPEC_STEP("schedule-a-task-to-invoke-an-algorithm 1");
   Environment* global = scheduler->environment;
   SPEC_STEP("schedule-a-task-to-invoke-an-algorithm 2");
@@ -326,27 +351,33 @@ bool Scheduling::has_a_runnable_task(Scheduler* scheduler) const {
 }
 
 // https://wicg.github.io/scheduling-apis/#get-the-runnable-task-queues
-std::vector<SchedulerTaskQueue*> Scheduling::get_the_runnable_task_queues(Scheduler* scheduler) const {
+std::vector<SchedulerTaskQueue*> Scheduling::get_the_runnable_task_queues(
+    Scheduler* scheduler) const {
   SPEC_STEP("get-the-runnable-task-queues 1");
   std::vector<SchedulerTaskQueue*> queues;
-  for (const auto& [key, queue] : scheduler->static_priority_task_queue_map) queues.push_back(queue);
+  for (const auto& [key, queue] : scheduler->static_priority_task_queue_map)
+    queues.push_back(queue);
   SPEC_STEP("get-the-runnable-task-queues 2");
-  for (const auto& [key, queue] : scheduler->dynamic_priority_task_queue_map) queues.push_back(queue);
+  for (const auto& [key, queue] : scheduler->dynamic_priority_task_queue_map)
+    queues.push_back(queue);
   SPEC_STEP("get-the-runnable-task-queues 3");
-  queues.erase(std::remove_if(queues.begin(), queues.end(), [this](SchedulerTaskQueue* q) { return !first_runnable_task(*q); }),
+  queues.erase(std::remove_if(queues.begin(), queues.end(),
+                              [this](SchedulerTaskQueue* q) { return !first_runnable_task(*q); }),
                queues.end());
   SPEC_STEP("get-the-runnable-task-queues 4");
   return queues;
 }
 
 // https://wicg.github.io/scheduling-apis/#select-the-next-scheduler-task-queue-from-all-schedulers
-SchedulerTaskQueue* Scheduling::select_the_next_scheduler_task_queue_from_all_schedulers(EventLoop& event_loop) const {
+SchedulerTaskQueue* Scheduling::select_the_next_scheduler_task_queue_from_all_schedulers(
+    EventLoop& event_loop) const {
   SPEC_STEP("select-the-next-scheduler-task-queue-from-all-schedulers 1");
   std::vector<SchedulerTaskQueue*> queues;
   SPEC_STEP("select-the-next-scheduler-task-queue-from-all-schedulers 2");
   std::vector<Scheduler*> schedulers;
   for (const auto& [environment, scheduler] : schedulers_)
-    if (environment->event_loop == &event_loop && has_a_runnable_task(scheduler.get())) schedulers.push_back(scheduler.get());
+    if (environment->event_loop == &event_loop && has_a_runnable_task(scheduler.get()))
+      schedulers.push_back(scheduler.get());
   SPEC_STEP("select-the-next-scheduler-task-queue-from-all-schedulers 3");
   for (Scheduler* scheduler : schedulers)
     for (SchedulerTaskQueue* q : get_the_runnable_task_queues(scheduler)) queues.push_back(q);
@@ -356,8 +387,10 @@ SchedulerTaskQueue* Scheduling::select_the_next_scheduler_task_queue_from_all_sc
   SPEC_STEP("select-the-next-scheduler-task-queue-from-all-schedulers 5");
   int highest = 0;
   for (SchedulerTaskQueue* q : queues) highest = std::max(highest, effective_priority(*q));
-  queues.erase(std::remove_if(queues.begin(), queues.end(), [&](SchedulerTaskQueue* q) { return effective_priority(*q) < highest; }),
-               queues.end());
+  queues.erase(
+      std::remove_if(queues.begin(), queues.end(),
+                     [&](SchedulerTaskQueue* q) { return effective_priority(*q) < highest; }),
+      queues.end());
   // 6. Of those, the queue whose first runnable task is oldest (enqueue orders are unique).
   SPEC_STEP("select-the-next-scheduler-task-queue-from-all-schedulers 6");
   SchedulerTaskQueue* queue = queues.front();
@@ -374,7 +407,8 @@ void Scheduling::add_a_priority_change_algorithm(TaskSignal* signal, Steps algor
 
 // https://wicg.github.io/scheduling-apis/#create-a-dependent-task-signal
 TaskSignal* Scheduling::create_a_dependent_task_signal(const std::vector<AbortSignal*>& signals,
-                                                       const TaskSignalAnyInit& init, Environment* realm) {
+                                                       const TaskSignalAnyInit& init,
+                                                       Environment* realm) {
   SPEC_STEP("create-a-dependent-task-signal 1");
   auto* result_signal = world_.make<TaskSignal>();
   result_signal->environment = realm;
@@ -424,7 +458,8 @@ std::optional<Value> Scheduling::signal_priority_change(TaskSignal* signal, Task
   for (const Steps& algorithm : std::vector<Steps>(signal->priority_change_algorithms)) algorithm();
   // 7. Fire prioritychange at the signal (listeners run synchronously, in order).
   SPEC_STEP("tasksignal-signal-priority-change 7");
-  for (const auto& listener : std::vector(signal->prioritychange_listeners)) listener(previous_priority);
+  for (const auto& listener : std::vector(signal->prioritychange_listeners))
+    listener(previous_priority);
   // 8. Then every dependent signal, in the order they were made.
   SPEC_STEP("tasksignal-signal-priority-change 8");
   for (TaskSignal* dependent_signal : std::vector<TaskSignal*>(signal->task_dependent_signals))
@@ -435,7 +470,8 @@ std::optional<Value> Scheduling::signal_priority_change(TaskSignal* signal, Task
 }
 
 // https://wicg.github.io/scheduling-apis/#create-a-fixed-priority-unabortable-task-signal
-TaskSignal* Scheduling::create_a_fixed_priority_unabortable_task_signal(TaskPriority priority, Environment* realm) {
+TaskSignal* Scheduling::create_a_fixed_priority_unabortable_task_signal(TaskPriority priority,
+                                                                        Environment* realm) {
   SPEC_STEP("create-a-fixed-priority-unabortable-task-signal 1");
   TaskSignalAnyInit init;
   SPEC_STEP("create-a-fixed-priority-unabortable-task-signal 2");

@@ -43,18 +43,22 @@ TaskSignal* Scheduling::any(Environment* environment, const std::vector<AbortSig
 }
 
 void Scheduling::request_idle_callback(Environment* environment, const CallbackFunction& callback) {
-  // requestidlecallback#the-requestidlecallback-method: append to the list of idle request callbacks.
+  // requestidlecallback#the-requestidlecallback-method: append to the list of idle request
+  // callbacks.
   idle_requests_.push_back(IdleRequest{world_.next_sequence_number(), environment, callback});
 }
 
 // --- scheduling#sec-patches-html-event-loop-processing ---
 
 std::optional<SchedulerTaskSource::Candidate> Scheduling::next_scheduler_task(EventLoop& loop) {
-  SPEC_STEP("sec-patches-html-event-loop-processing before-2.1");  // the loop's other queues: the World
+  // Before step 2: the loop's other task queues are the World's; here, the scheduler queue.
+  SPEC_STEP("sec-patches-html-event-loop-processing before-2.1");
   SPEC_STEP("sec-patches-html-event-loop-processing before-2.2");
-  SchedulerTaskQueue* scheduler_queue = select_the_next_scheduler_task_queue_from_all_schedulers(loop);
+  SchedulerTaskQueue* scheduler_queue =
+      select_the_next_scheduler_task_queue_from_all_schedulers(loop);
   if (!scheduler_queue) return std::nullopt;
-  return Candidate{first_runnable_task(*scheduler_queue)->seq, effective_priority(*scheduler_queue)};
+  return Candidate{first_runnable_task(*scheduler_queue)->seq,
+                   effective_priority(*scheduler_queue)};
 }
 
 void Scheduling::run_next_scheduler_task(EventLoop& loop) {
@@ -69,7 +73,8 @@ void Scheduling::run_next_scheduler_task(EventLoop& loop) {
 
 std::optional<std::uint64_t> Scheduling::next_idle_callback(EventLoop& loop) {
   for (const IdleRequest& r : idle_requests_)
-    if (r.window->event_loop == &loop && !r.window->terminated && r.window->document_fully_active) return r.seq;
+    if (r.window->event_loop == &loop && !r.window->terminated && r.window->document_fully_active)
+      return r.seq;
   return std::nullopt;
 }
 
@@ -77,7 +82,8 @@ std::optional<std::uint64_t> Scheduling::next_idle_callback(EventLoop& loop) {
 // (scheduling#sec-patches-invoke-idle-callbacks) around step 3.3.
 void Scheduling::run_next_idle_callback(EventLoop& loop) {
   auto it = std::find_if(idle_requests_.begin(), idle_requests_.end(), [&](const IdleRequest& r) {
-    return r.window->event_loop == &loop && !r.window->terminated && r.window->document_fully_active;
+    return r.window->event_loop == &loop && !r.window->terminated &&
+           r.window->document_fully_active;
   });
   IdleRequest request = *it;
   idle_requests_.erase(it);
@@ -87,7 +93,8 @@ void Scheduling::run_next_idle_callback(EventLoop& loop) {
     SPEC_STEP("sec-patches-invoke-idle-callbacks before-3.3.2");
     auto state = std::make_shared<SchedulingState>();
     SPEC_STEP("sec-patches-invoke-idle-callbacks before-3.3.3");
-    state->priority_source = create_a_fixed_priority_unabortable_task_signal(TaskPriority::Background, realm);
+    state->priority_source =
+        create_a_fixed_priority_unabortable_task_signal(TaskPriority::Background, realm);
     SPEC_STEP("sec-patches-invoke-idle-callbacks before-3.3.4");
     Scheduler* s = scheduler(realm);
     SPEC_STEP("sec-patches-invoke-idle-callbacks before-3.3.5");

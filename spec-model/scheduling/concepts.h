@@ -70,8 +70,10 @@ struct TaskController : AbortController {
 struct Scheduler {
   Environment* environment = nullptr;  // its relevant global's environment
   // Maps as insertion-ordered lists of (key, queue).
-  std::vector<std::pair<std::pair<TaskPriority, bool>, SchedulerTaskQueue*>> static_priority_task_queue_map;
-  std::vector<std::pair<std::pair<TaskSignal*, bool>, SchedulerTaskQueue*>> dynamic_priority_task_queue_map;
+  std::vector<std::pair<std::pair<TaskPriority, bool>, SchedulerTaskQueue*>>
+      static_priority_task_queue_map;
+  std::vector<std::pair<std::pair<TaskSignal*, bool>, SchedulerTaskQueue*>>
+      dynamic_priority_task_queue_map;
 };
 
 // The options of postTask (scheduling#dictdef-schedulerposttaskoptions).

@@ -21,21 +21,25 @@ class Scheduling : public SchedulerTaskSource {
   Scheduler* scheduler(Environment* environment);
 
   // --- API ---
-  Promise* post_task(Scheduler* scheduler, const CallbackFunction& callback, const SchedulerPostTaskOptions& options);
+  Promise* post_task(Scheduler* scheduler, const CallbackFunction& callback,
+                     const SchedulerPostTaskOptions& options);
   Promise* yield(Scheduler* scheduler);
   TaskController* new_task_controller(Environment* environment, TaskPriority priority);
   // Returns the exception thrown, if any.
   std::optional<Value> set_priority(TaskController* controller, TaskPriority priority);
-  TaskSignal* any(Environment* environment, const std::vector<AbortSignal*>& signals, const TaskSignalAnyInit& init);
+  TaskSignal* any(Environment* environment, const std::vector<AbortSignal*>& signals,
+                  const TaskSignalAnyInit& init);
   void request_idle_callback(Environment* environment, const CallbackFunction& callback);
 
   // --- Algorithms ---
-  SchedulerTaskQueue* create_a_scheduler_task_queue(TaskPriority priority, bool is_continuation, Steps removal_steps);
+  SchedulerTaskQueue* create_a_scheduler_task_queue(TaskPriority priority, bool is_continuation,
+                                                    Steps removal_steps);
   TaskHandle* create_a_task_handle(Promise* result, AbortSignal* signal);
   SchedulerTask* first_runnable_task(const SchedulerTaskQueue& queue) const;
   static int effective_priority(const SchedulerTaskQueue& queue);
-  SchedulerTask* queue_a_scheduler_task(SchedulerTaskQueue* queue, Steps steps, std::uint64_t enqueue_order,
-                                        const std::string& source, Environment* document, Environment* environment);
+  SchedulerTask* queue_a_scheduler_task(SchedulerTaskQueue* queue, Steps steps,
+                                        std::uint64_t enqueue_order, const std::string& source,
+                                        Environment* document, Environment* environment);
   void remove(SchedulerTask* task, SchedulerTaskQueue* queue);
   static bool empty(const SchedulerTaskQueue& queue) {
     SPEC_STEP("scheduler-task-queue-empty 1");  // no tasks left
@@ -45,23 +49,30 @@ class Scheduling : public SchedulerTaskSource {
     SPEC_STEP("scheduler-task-older-than 1");  // by enqueue order
     return t1.enqueue_order < t2.enqueue_order;
   }
-  void set_the_current_scheduling_state(Scheduler* scheduler, std::shared_ptr<SchedulingState> state);
+  void set_the_current_scheduling_state(Scheduler* scheduler,
+                                        std::shared_ptr<SchedulingState> state);
   std::shared_ptr<SchedulingState> get_the_current_scheduling_state(Scheduler* scheduler);
   Promise* schedule_a_posttask_task(Scheduler* scheduler, const CallbackFunction& callback,
                                     const SchedulerPostTaskOptions& options);
   Promise* schedule_a_yield_continuation(Scheduler* scheduler);
-  SchedulerTaskQueue* select_the_scheduler_task_queue(Scheduler* scheduler, TaskSignal* signal, bool is_continuation);
-  void schedule_a_task_to_invoke_an_algorithm(Scheduler* scheduler, TaskHandle* handle, Steps steps);
+  SchedulerTaskQueue* select_the_scheduler_task_queue(Scheduler* scheduler, TaskSignal* signal,
+                                                      bool is_continuation);
+  void schedule_a_task_to_invoke_an_algorithm(Scheduler* scheduler, TaskHandle* handle,
+                                              Steps steps);
   bool has_a_runnable_task(Scheduler* scheduler) const;
   std::vector<SchedulerTaskQueue*> get_the_runnable_task_queues(Scheduler* scheduler) const;
-  SchedulerTaskQueue* select_the_next_scheduler_task_queue_from_all_schedulers(EventLoop& event_loop) const;
-  static bool has_fixed_priority(const TaskSignal& signal) { return signal.task_dependent && !signal.source_signal; }
+  SchedulerTaskQueue* select_the_next_scheduler_task_queue_from_all_schedulers(
+      EventLoop& event_loop) const;
+  static bool has_fixed_priority(const TaskSignal& signal) {
+    return signal.task_dependent && !signal.source_signal;
+  }
   void add_a_priority_change_algorithm(TaskSignal* signal, Steps algorithm);
-  TaskSignal* create_a_dependent_task_signal(const std::vector<AbortSignal*>& signals, const TaskSignalAnyInit& init,
-                                             Environment* realm);
+  TaskSignal* create_a_dependent_task_signal(const std::vector<AbortSignal*>& signals,
+                                             const TaskSignalAnyInit& init, Environment* realm);
   // Throws nothing; returns the exception the spec throws, if any.
   std::optional<Value> signal_priority_change(TaskSignal* signal, TaskPriority priority);
-  TaskSignal* create_a_fixed_priority_unabortable_task_signal(TaskPriority priority, Environment* realm);
+  TaskSignal* create_a_fixed_priority_unabortable_task_signal(TaskPriority priority,
+                                                              Environment* realm);
 
   // --- SchedulerTaskSource (the event loop patch) ---
   std::optional<Candidate> next_scheduler_task(EventLoop& loop) override;

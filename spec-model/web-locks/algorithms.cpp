@@ -45,9 +45,11 @@ LockManager* WebLocks::obtain_a_lock_manager(Environment* environment) {
 }
 
 // https://w3c.github.io/web-locks/#get-the-lock-request-queue
-LockRequestQueue& WebLocks::get_the_lock_request_queue(LockManager& manager, const std::string& name) {
+LockRequestQueue& WebLocks::get_the_lock_request_queue(LockManager& manager,
+                                                       const std::string& name) {
   auto& queue_map = manager.lock_request_queue_map;
-  auto it = std::find_if(queue_map.begin(), queue_map.end(), [&](const auto& e) { return e.first == name; });
+  auto it = std::find_if(queue_map.begin(), queue_map.end(),
+                         [&](const auto& e) { return e.first == name; });
   // 1. A name seen for the first time gets an empty queue.
   SPEC_STEP("get-the-lock-request-queue 1");
   if (it == queue_map.end()) {
@@ -82,8 +84,9 @@ bool WebLocks::grantable(LockRequest* request) {
     return std::none_of(held.begin(), held.end(), [&](const Lock* l) { return l->name == name; });
   // 9. Shared: no exclusive lock of that name may be held.
   SPEC_STEP("grantable 9");
-  return std::none_of(held.begin(), held.end(),
-                      [&](const Lock* l) { return l->mode == LockMode::Exclusive && l->name == name; });
+  return std::none_of(held.begin(), held.end(), [&](const Lock* l) {
+    return l->mode == LockMode::Exclusive && l->name == name;
+  });
 }
 
 // https://w3c.github.io/web-locks/#concept-lock ("when a lock's waiting promise settles")
@@ -128,9 +131,10 @@ void WebLocks::terminate_remaining_locks_and_requests(Environment* agent) {
 }
 
 // https://w3c.github.io/web-locks/#algorithm-request-lock
-LockRequest* WebLocks::request_a_lock(Promise* promise, Environment* agent, const std::string& client_id,
-                                      LockManager* manager, const CallbackFunction& callback,
-                                      const std::string& name, LockMode mode, bool if_available, bool steal,
+LockRequest* WebLocks::request_a_lock(Promise* promise, Environment* agent,
+                                      const std::string& client_id, LockManager* manager,
+                                      const CallbackFunction& callback, const std::string& name,
+                                      LockMode mode, bool if_available, bool steal,
                                       AbortSignal* signal) {
   // 1. The lock request.
   SPEC_STEP("algorithm-request-lock 1");
@@ -139,11 +143,12 @@ LockRequest* WebLocks::request_a_lock(Promise* promise, Environment* agent, cons
   // 2. With a signal, aborting it runs "signal to abort the request".
   SPEC_STEP("algorithm-request-lock 2");
   if (signal)
-    request->abort_algorithm = signal->add([this, request, signal] { signal_to_abort_the_request(request, signal); });
+    request->abort_algorithm =
+        signal->add([this, request, signal] { signal_to_abort_the_request(request, signal); });
   // 3. The rest runs on the lock task queue.
   SPEC_STEP("algorithm-request-lock 3");
-  enqueue_on_lock_task_queue(lock_task_queue(agent), [this, request, manager, name, steal, if_available, callback,
-                                                      promise] {
+  enqueue_on_lock_task_queue(lock_task_queue(agent), [this, request, manager, name, steal,
+                                                      if_available, callback, promise] {
     SPEC_STEP("algorithm-request-lock 3.1");
     LockManager& queue_map = *manager;
     SPEC_STEP("algorithm-request-lock 3.2");
@@ -237,7 +242,8 @@ void WebLocks::abort_the_request(LockRequest* request) {
 void WebLocks::signal_to_abort_the_request(LockRequest* request, AbortSignal* signal) {
   // 1. Abort the request on the lock task queue.
   SPEC_STEP("signal-to-abort-the-request 1");
-  enqueue_on_lock_task_queue(lock_task_queue(request->agent), [this, request] { abort_the_request(request); });
+  enqueue_on_lock_task_queue(lock_task_queue(request->agent),
+                             [this, request] { abort_the_request(request); });
   // 2. Reject the request's promise with the signal's reason (this runs on the event loop).
   SPEC_STEP("signal-to-abort-the-request 2");
   request->promise->own.reject(world_, signal->abort_reason);
@@ -286,31 +292,33 @@ void WebLocks::process_the_lock_request_queue(LockRequestQueue& queue) {
     manager->held_lock_set.push_back(lock);
     // 2.14. The grant runs on the callback's event loop.
     SPEC_STEP("algorithm-process-request 2.14");
-    world_.queue_a_task(callback.environment, kWebLocksTaskSource, [this, request, signal, lock, callback, waiting] {
-      SPEC_STEP("algorithm-process-request 2.14.1");
-      if (signal) {
-        // 2.14.1.1. Aborted meanwhile: give the lock back instead of calling the callback.
-        SPEC_STEP("algorithm-process-request 2.14.1.1");
-        if (signal->aborted()) {
-          SPEC_STEP("algorithm-process-request 2.14.1.1.1");
-          enqueue_on_lock_task_queue(lock_task_queue(lock->manager), [this, lock] {
-            SPEC_STEP("algorithm-process-request 2.14.1.1.1.1");
-            release_the_lock(lock);
-          });
-          SPEC_STEP("algorithm-process-request 2.14.1.1.2");
-          return;
-        }
-        SPEC_STEP("algorithm-process-request 2.14.1.2");
-        signal->remove(request->abort_algorithm);
-      }
-      // 2.14.2. Call the callback with a new Lock object.
-      SPEC_STEP("algorithm-process-request 2.14.2");
-      auto* lock_object = world_.make<LockObject>(LockObject{lock});
-      Completion r = host_.call_lock_granted_callback(callback, lock_object);
-      // 2.14.3. Resolve the waiting promise with what the callback returned.
-      SPEC_STEP("algorithm-process-request 2.14.3");
-      waiting->own.resolve(world_, JsValue(to_promise(world_, callback.environment, r)));
-    });
+    world_.queue_a_task(
+        callback.environment, kWebLocksTaskSource,
+        [this, request, signal, lock, callback, waiting] {
+          SPEC_STEP("algorithm-process-request 2.14.1");
+          if (signal) {
+            // 2.14.1.1. Aborted meanwhile: give the lock back instead of calling the callback.
+            SPEC_STEP("algorithm-process-request 2.14.1.1");
+            if (signal->aborted()) {
+              SPEC_STEP("algorithm-process-request 2.14.1.1.1");
+              enqueue_on_lock_task_queue(lock_task_queue(lock->manager), [this, lock] {
+                SPEC_STEP("algorithm-process-request 2.14.1.1.1.1");
+                release_the_lock(lock);
+              });
+              SPEC_STEP("algorithm-process-request 2.14.1.1.2");
+              return;
+            }
+            SPEC_STEP("algorithm-process-request 2.14.1.2");
+            signal->remove(request->abort_algorithm);
+          }
+          // 2.14.2. Call the callback with a new Lock object.
+          SPEC_STEP("algorithm-process-request 2.14.2");
+          auto* lock_object = world_.make<LockObject>(LockObject{lock});
+          Completion r = host_.call_lock_granted_callback(callback, lock_object);
+          // 2.14.3. Resolve the waiting promise with what the callback returned.
+          SPEC_STEP("algorithm-process-request 2.14.3");
+          waiting->own.resolve(world_, JsValue(to_promise(world_, callback.environment, r)));
+        });
   }
 }
 
@@ -344,7 +352,8 @@ void WebLocks::snapshot_the_lock_state(LockManager* manager, Promise* promise) {
   // 6. Resolve with both lists (I-6).
   SPEC_STEP("algorithm-snapshot-state 6");
   resolve_from_lock_task_queue(
-      promise, JsValue(Value::object({{"held", Value::array(std::move(held))}, {"pending", Value::array(std::move(pending))}})));
+      promise, JsValue(Value::object({{"held", Value::array(std::move(held))},
+                                      {"pending", Value::array(std::move(pending))}})));
 }
 
 }  // namespace lockstep::spec

@@ -14,8 +14,8 @@ LockMode LockObject::mode() const {
 }
 
 // https://w3c.github.io/web-locks/#dom-lockmanager-request
-Promise* WebLocks::request(Environment* environment, const std::string& name, std::optional<LockOptions> options,
-                           const CallbackFunction& callback) {
+Promise* WebLocks::request(Environment* environment, const std::string& name,
+                           std::optional<LockOptions> options, const CallbackFunction& callback) {
   // 1. The two-argument overload uses the dictionary's defaults.
   SPEC_STEP("dom-lockmanager-request 1");
   if (!options) options = LockOptions{};
@@ -28,7 +28,8 @@ Promise* WebLocks::request(Environment* environment, const std::string& name, st
   // 4. No lock manager: SecurityError.
   SPEC_STEP("dom-lockmanager-request 4");
   LockManager* manager = obtain_a_lock_manager(environment);
-  if (!manager) return promise_rejected_with(world_, environment, Value::dom_exception("SecurityError"));
+  if (!manager)
+    return promise_rejected_with(world_, environment, Value::dom_exception("SecurityError"));
   // 5. Names starting with '-' are reserved.
   SPEC_STEP("dom-lockmanager-request 5");
   if (!name.empty() && name[0] == '-')
@@ -65,12 +66,14 @@ Promise* WebLocks::query(Environment* environment) {
     return promise_rejected_with(world_, environment, Value::dom_exception("InvalidStateError"));
   SPEC_STEP("dom-lockmanager-query 3");
   LockManager* manager = obtain_a_lock_manager(environment);
-  if (!manager) return promise_rejected_with(world_, environment, Value::dom_exception("SecurityError"));
+  if (!manager)
+    return promise_rejected_with(world_, environment, Value::dom_exception("SecurityError"));
   SPEC_STEP("dom-lockmanager-query 4");
   Promise* promise = new_promise(world_, environment);
   SPEC_STEP("dom-lockmanager-query 5");
-  enqueue_on_lock_task_queue(lock_task_queue(environment),
-                             [this, manager, promise] { snapshot_the_lock_state(manager, promise); });
+  enqueue_on_lock_task_queue(lock_task_queue(environment), [this, manager, promise] {
+    snapshot_the_lock_state(manager, promise);
+  });
   SPEC_STEP("dom-lockmanager-query 6");
   return promise;
 }

@@ -1,5 +1,6 @@
 // The algorithms of the Web Locks API, one member function per algorithm, named after the spec's
-// term (https://w3c.github.io/web-locks/). Each step is marked with the SPEC_STEP macro and its "<anchor> <step>" id.
+// term (https://w3c.github.io/web-locks/). Each step is marked with the SPEC_STEP macro and its
+// "<anchor> <step>" id.
 #pragma once
 
 #include <map>
@@ -24,8 +25,8 @@ class WebLocks {
 
   // --- API (web-locks#api) ---
   // LockManager.request(name, [options,] callback); `options` absent is the two-argument overload.
-  Promise* request(Environment* environment, const std::string& name, std::optional<LockOptions> options,
-                   const CallbackFunction& callback);
+  Promise* request(Environment* environment, const std::string& name,
+                   std::optional<LockOptions> options, const CallbackFunction& callback);
   Promise* query(Environment* environment);
 
   // --- Termination hooks (web-locks#termination-of-locks) ---
@@ -38,8 +39,9 @@ class WebLocks {
   bool grantable(LockRequest* request);
   void terminate_remaining_locks_and_requests(Environment* agent);
   LockRequest* request_a_lock(Promise* promise, Environment* agent, const std::string& client_id,
-                              LockManager* manager, const CallbackFunction& callback, const std::string& name,
-                              LockMode mode, bool if_available, bool steal, AbortSignal* signal);
+                              LockManager* manager, const CallbackFunction& callback,
+                              const std::string& name, LockMode mode, bool if_available, bool steal,
+                              AbortSignal* signal);
   void release_the_lock(Lock* lock);
   void abort_the_request(LockRequest* request);
   void signal_to_abort_the_request(LockRequest* request, AbortSignal* signal);
@@ -47,13 +49,19 @@ class WebLocks {
   void snapshot_the_lock_state(LockManager* manager, Promise* promise);
 
   // Read-only view for tests and invariants.
-  const std::map<StorageKey, std::unique_ptr<LockManager>>& lock_managers() const { return bottles_; }
+  const std::map<StorageKey, std::unique_ptr<LockManager>>& lock_managers() const {
+    return bottles_;
+  }
 
  private:
   // web-locks#concept-lock: what happens when a lock's waiting promise settles.
   void waiting_promise_settles(Lock* lock);
-  ParallelQueue& lock_task_queue(Environment* agent) { return world_.lock_task_queue(agent->partition); }
-  ParallelQueue& lock_task_queue(LockManager* manager) { return world_.lock_task_queue(manager->partition); }
+  ParallelQueue& lock_task_queue(Environment* agent) {
+    return world_.lock_task_queue(agent->partition);
+  }
+  ParallelQueue& lock_task_queue(LockManager* manager) {
+    return world_.lock_task_queue(manager->partition);
+  }
   bool on_lock_task_queue() const { return on_lock_task_queue_; }
   void enqueue_on_lock_task_queue(ParallelQueue& queue, Steps steps);
   // I-6: promises touched from the lock task queue are settled by a task on their event loop.

@@ -10,7 +10,8 @@ std::string Error::path() const {
   size_t i = 0;
   while (i < pointer.size()) {
     size_t next = pointer.find('/', i + 1);
-    std::string token = pointer.substr(i + 1, next == std::string::npos ? std::string::npos : next - i - 1);
+    std::string token =
+        pointer.substr(i + 1, next == std::string::npos ? std::string::npos : next - i - 1);
     bool numeric = !token.empty();
     for (char c : token) numeric = numeric && std::isdigit(static_cast<unsigned char>(c));
     if (numeric) {

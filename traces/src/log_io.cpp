@@ -22,17 +22,20 @@ bool operator==(const Event& a, const Event& b) {
   return true;
 }
 
-using detail::Json;
 using detail::from_json;
+using detail::Json;
 
 Result<Log> read_log(const std::string& text) {
   auto parsed = parse_json(text, 64);
   if (!parsed) return parsed.error();
   const Json& doc = parsed.value();
   if (!doc.is_object()) return Error{"", "a log is a JSON object"};
-  if (doc.value("format", "") != "lockstep-log") return Error{"/format", "expected \"lockstep-log\""};
-  if (!doc.contains("version") || doc["version"] != 1) return Error{"/version", "this lockstep reads log format version 1"};
-  if (!doc.contains("events") || !doc["events"].is_array()) return Error{"/events", "expected an array of events"};
+  if (doc.value("format", "") != "lockstep-log")
+    return Error{"/format", "expected \"lockstep-log\""};
+  if (!doc.contains("version") || doc["version"] != 1)
+    return Error{"/version", "this lockstep reads log format version 1"};
+  if (!doc.contains("events") || !doc["events"].is_array())
+    return Error{"/events", "expected an array of events"};
   Log log;
   const Json& events = doc["events"];
   for (std::size_t i = 0; i < events.size(); ++i) {
@@ -40,9 +43,11 @@ Result<Log> read_log(const std::string& text) {
     const Json& e = events[i];
     if (!e.is_object()) return Error{p, "an event is an object"};
     Event ev;
-    if (!e.contains("step") || !e["step"].is_number_integer()) return Error{p + "/step", "expected the step index"};
+    if (!e.contains("step") || !e["step"].is_number_integer())
+      return Error{p + "/step", "expected the step index"};
     ev.step = e["step"].get<int>();
-    if (!e.contains("event") || !e["event"].is_string()) return Error{p + "/event", "expected the event's kind"};
+    if (!e.contains("event") || !e["event"].is_string())
+      return Error{p + "/event", "expected the event's kind"};
     ev.event = e["event"].get<std::string>();
     if (e.contains("agent")) {
       if (!e["agent"].is_string()) return Error{p + "/agent", "expected an agent id"};
@@ -81,9 +86,12 @@ std::string write_log(const Log& log) {
     for (char c : line) {
       spaced += c;
       if (in_string) {
-        if (escaped) escaped = false;
-        else if (c == '\\') escaped = true;
-        else if (c == '"') in_string = false;
+        if (escaped)
+          escaped = false;
+        else if (c == '\\')
+          escaped = true;
+        else if (c == '"')
+          in_string = false;
       } else if (c == '"') {
         in_string = true;
       } else if (c == ':' || c == ',') {

@@ -59,11 +59,14 @@ Result<StepIndex> read_step_index(const std::string& text) {
 
 std::string CoverageReport::summary() const {
   char pct[32];
-  std::snprintf(pct, sizeof pct, "%.1f", total ? 100.0 * static_cast<double>(covered) / static_cast<double>(total) : 100.0);
-  return spec + ": " + std::to_string(covered) + "/" + std::to_string(total) + " steps (" + pct + "%)";
+  std::snprintf(pct, sizeof pct, "%.1f",
+                total ? 100.0 * static_cast<double>(covered) / static_cast<double>(total) : 100.0);
+  return spec + ": " + std::to_string(covered) + "/" + std::to_string(total) + " steps (" + pct +
+         "%)";
 }
 
-CoverageReport coverage_report(const StepIndex& index, const std::map<std::string, std::uint64_t>& hit) {
+CoverageReport coverage_report(const StepIndex& index,
+                               const std::map<std::string, std::uint64_t>& hit) {
   CoverageReport report;
   report.spec = index.spec;
   for (const auto& a : index.algorithms)
@@ -73,7 +76,8 @@ CoverageReport coverage_report(const StepIndex& index, const std::map<std::strin
       if (hit.count(id)) {
         ++report.covered;
       } else {
-        report.missed.push_back(id + ": " + s.words + (s.unreached.empty() ? "" : " (" + s.unreached + ")"));
+        report.missed.push_back(id + ": " + s.words +
+                                (s.unreached.empty() ? "" : " (" + s.unreached + ")"));
       }
     }
   for (const auto& [id, count] : hit)

@@ -4,29 +4,52 @@ namespace lockstep {
 
 const char* op_name(Op op) {
   switch (op) {
-    case Op::Request: return "request";
-    case Op::Query: return "query";
-    case Op::NewAbortController: return "newAbortController";
-    case Op::Abort: return "abort";
-    case Op::TimeoutSignal: return "timeoutSignal";
-    case Op::Settle: return "settle";
-    case Op::Terminate: return "terminate";
-    case Op::Unload: return "unload";
-    case Op::PostTask: return "postTask";
-    case Op::NewTaskController: return "newTaskController";
-    case Op::SetPriority: return "setPriority";
-    case Op::TaskSignalAny: return "taskSignalAny";
-    case Op::OnPriorityChange: return "onPriorityChange";
-    case Op::RequestIdleCallback: return "requestIdleCallback";
-    case Op::Run: return "run";
-    case Op::SetTimeout: return "setTimeout";
-    case Op::NewPromise: return "newPromise";
-    case Op::Then: return "then";
-    case Op::QueueMicrotask: return "queueMicrotask";
-    case Op::AdvanceTime: return "advanceTime";
-    case Op::Await: return "await";
-    case Op::Yield: return "yield";
-    case Op::Mark: return "mark";
+    case Op::Request:
+      return "request";
+    case Op::Query:
+      return "query";
+    case Op::NewAbortController:
+      return "newAbortController";
+    case Op::Abort:
+      return "abort";
+    case Op::TimeoutSignal:
+      return "timeoutSignal";
+    case Op::Settle:
+      return "settle";
+    case Op::Terminate:
+      return "terminate";
+    case Op::Unload:
+      return "unload";
+    case Op::PostTask:
+      return "postTask";
+    case Op::NewTaskController:
+      return "newTaskController";
+    case Op::SetPriority:
+      return "setPriority";
+    case Op::TaskSignalAny:
+      return "taskSignalAny";
+    case Op::OnPriorityChange:
+      return "onPriorityChange";
+    case Op::RequestIdleCallback:
+      return "requestIdleCallback";
+    case Op::Run:
+      return "run";
+    case Op::SetTimeout:
+      return "setTimeout";
+    case Op::NewPromise:
+      return "newPromise";
+    case Op::Then:
+      return "then";
+    case Op::QueueMicrotask:
+      return "queueMicrotask";
+    case Op::AdvanceTime:
+      return "advanceTime";
+    case Op::Await:
+      return "await";
+    case Op::Yield:
+      return "yield";
+    case Op::Mark:
+      return "mark";
   }
   return "?";
 }
@@ -52,9 +75,12 @@ const char* lock_mode_name(LockMode mode) {
 
 const char* task_priority_name(TaskPriority priority) {
   switch (priority) {
-    case TaskPriority::UserBlocking: return "user-blocking";
-    case TaskPriority::UserVisible: return "user-visible";
-    case TaskPriority::Background: return "background";
+    case TaskPriority::UserBlocking:
+      return "user-blocking";
+    case TaskPriority::UserVisible:
+      return "user-visible";
+    case TaskPriority::Background:
+      return "background";
   }
   return "?";
 }

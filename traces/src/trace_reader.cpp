@@ -35,7 +35,9 @@ std::string show(const std::string& s) {
   return "\"" + s + "\"";
 }
 
-std::string child(const std::string& pointer, const std::string& key) { return pointer + "/" + key; }
+std::string child(const std::string& pointer, const std::string& key) {
+  return pointer + "/" + key;
+}
 std::string child(const std::string& pointer, std::size_t index) {
   return pointer + "/" + std::to_string(index);
 }
@@ -43,26 +45,42 @@ std::string child(const std::string& pointer, std::size_t index) {
 // Which kinds of object an id names (an id can be several: a TaskController is a controller, and
 // its signal is a TaskSignal).
 enum IdKind : unsigned {
-  kPromise = 1, kSignal = 2, kAbortController = 4, kTaskController = 8, kTaskSignal = 16,
-  kSettleable = 32, kTimer = 64, kIdle = 128,
+  kPromise = 1,
+  kSignal = 2,
+  kAbortController = 4,
+  kTaskController = 8,
+  kTaskSignal = 16,
+  kSettleable = 32,
+  kTimer = 64,
+  kIdle = 128,
 };
 
 unsigned kinds_of(const Action& a) {
   switch (a.op) {
     case Op::Request:
     case Op::PostTask:
-      return kPromise | (a.callback && a.callback->result == Callback::Result::Pending ? unsigned{kSettleable} : 0u);
+      return kPromise |
+             (a.callback && a.callback->result == Callback::Result::Pending ? unsigned{kSettleable}
+                                                                            : 0u);
     case Op::Query:
     case Op::Yield:
       return kPromise;
-    case Op::NewPromise: return kPromise | kSettleable;
-    case Op::NewAbortController: return kSignal | kAbortController;
-    case Op::TimeoutSignal: return kSignal;
-    case Op::NewTaskController: return kSignal | kAbortController | kTaskController | kTaskSignal;
-    case Op::TaskSignalAny: return kSignal | kTaskSignal;
-    case Op::SetTimeout: return kTimer;
-    case Op::RequestIdleCallback: return kIdle;
-    default: return 0;
+    case Op::NewPromise:
+      return kPromise | kSettleable;
+    case Op::NewAbortController:
+      return kSignal | kAbortController;
+    case Op::TimeoutSignal:
+      return kSignal;
+    case Op::NewTaskController:
+      return kSignal | kAbortController | kTaskController | kTaskSignal;
+    case Op::TaskSignalAny:
+      return kSignal | kTaskSignal;
+    case Op::SetTimeout:
+      return kTimer;
+    case Op::RequestIdleCallback:
+      return kIdle;
+    default:
+      return 0;
   }
 }
 
@@ -72,8 +90,9 @@ class TraceReader {
 
   Trace read(const Json& doc) {
     if (!doc.is_object()) fail("", "a trace is a JSON object, got " + type_name(doc));
-    check_members(doc, "", {"format", "version", "name", "description", "exercises", "agents",
-                            "steps", "schedule"});
+    check_members(
+        doc, "",
+        {"format", "version", "name", "description", "exercises", "agents", "steps", "schedule"});
     if (get_string(doc, "format", "", true) != "lockstep-trace")
       fail("/format", "expected \"lockstep-trace\"");
     const Json& version = require(doc, "version", "");
@@ -125,13 +144,14 @@ class TraceReader {
       if (!known) {
         std::string list;
         for (const char* a : allowed) list += std::string(list.empty() ? "" : ", ") + a;
-        fail(child(pointer, it.key()), "unknown member \"" + it.key() + "\" (allowed here: " + list + ")");
+        fail(child(pointer, it.key()),
+             "unknown member \"" + it.key() + "\" (allowed here: " + list + ")");
       }
     }
   }
 
-  std::string get_string(const Json& obj, const char* key, const std::string& pointer, bool required,
-                         std::size_t max_bytes = 0) {
+  std::string get_string(const Json& obj, const char* key, const std::string& pointer,
+                         bool required, std::size_t max_bytes = 0) {
     auto it = obj.find(key);
     if (it == obj.end()) {
       if (required) fail(pointer, std::string("missing required member \"") + key + "\"");
@@ -141,8 +161,8 @@ class TraceReader {
     const auto& s = it->get_ref<const std::string&>();
     std::size_t limit = max_bytes ? max_bytes : limits_.max_string_bytes;
     if (s.size() > limit)
-      fail(child(pointer, key), "string of " + std::to_string(s.size()) + " bytes exceeds the limit of " +
-                                    std::to_string(limit));
+      fail(child(pointer, key), "string of " + std::to_string(s.size()) +
+                                    " bytes exceeds the limit of " + std::to_string(limit));
     return s;
   }
 
@@ -155,16 +175,21 @@ class TraceReader {
   bool get_bool(const Json& obj, const char* key, const std::string& pointer, bool fallback) {
     auto it = obj.find(key);
     if (it == obj.end()) return fallback;
-    if (!it->is_boolean()) fail(child(pointer, key), "expected true or false, got " + type_name(*it));
+    if (!it->is_boolean())
+      fail(child(pointer, key), "expected true or false, got " + type_name(*it));
     return it->get<bool>();
   }
 
-  std::uint64_t get_ms(const Json& obj, const char* key, const std::string& pointer, std::uint64_t max) {
+  std::uint64_t get_ms(const Json& obj, const char* key, const std::string& pointer,
+                       std::uint64_t max) {
     const Json& v = require(obj, key, pointer);
-    if (!v.is_number_integer() || (v.is_number_integer() && !v.is_number_unsigned() && v.get<long long>() < 0))
+    if (!v.is_number_integer() ||
+        (v.is_number_integer() && !v.is_number_unsigned() && v.get<long long>() < 0))
       fail(child(pointer, key), "expected a whole number of milliseconds >= 0, got " + v.dump());
     std::uint64_t ms = v.get<std::uint64_t>();
-    if (ms > max) fail(child(pointer, key), std::to_string(ms) + " ms exceeds the limit of " + std::to_string(max));
+    if (ms > max)
+      fail(child(pointer, key),
+           std::to_string(ms) + " ms exceeds the limit of " + std::to_string(max));
     return ms;
   }
 
@@ -175,32 +200,40 @@ class TraceReader {
       if (s == "user-visible") return TaskPriority::UserVisible;
       if (s == "background") return TaskPriority::Background;
     }
-    fail(pointer, "expected one of \"user-blocking\", \"user-visible\", \"background\", got " + v.dump());
+    fail(pointer,
+         "expected one of \"user-blocking\", \"user-visible\", \"background\", got " + v.dump());
   }
 
   Value read_value(const Json& j, const std::string& pointer, std::size_t depth) {
-    if (depth > limits_.max_depth) fail(pointer, "value nested deeper than " + std::to_string(limits_.max_depth));
+    if (depth > limits_.max_depth)
+      fail(pointer, "value nested deeper than " + std::to_string(limits_.max_depth));
     switch (j.type()) {
-      case Json::value_t::null: return Value::null();
-      case Json::value_t::boolean: return Value::boolean(j.get<bool>());
+      case Json::value_t::null:
+        return Value::null();
+      case Json::value_t::boolean:
+        return Value::boolean(j.get<bool>());
       case Json::value_t::number_integer:
       case Json::value_t::number_unsigned:
-      case Json::value_t::number_float: return Value::number(j.get<double>());
+      case Json::value_t::number_float:
+        return Value::number(j.get<double>());
       case Json::value_t::string: {
         if (j.get_ref<const std::string&>().size() > limits_.max_string_bytes)
-          fail(pointer, "string exceeds the limit of " + std::to_string(limits_.max_string_bytes) + " bytes");
+          fail(pointer, "string exceeds the limit of " + std::to_string(limits_.max_string_bytes) +
+                            " bytes");
         return Value::string(j.get<std::string>());
       }
       case Json::value_t::array: {
         std::vector<Value> items;
-        for (std::size_t i = 0; i < j.size(); ++i) items.push_back(read_value(j[i], child(pointer, i), depth + 1));
+        for (std::size_t i = 0; i < j.size(); ++i)
+          items.push_back(read_value(j[i], child(pointer, i), depth + 1));
         return Value::array(std::move(items));
       }
       case Json::value_t::object: {
         if (j.size() == 1 && j.contains("DOMException")) {
           const Json& name = j["DOMException"];
           if (!name.is_string() || name.get_ref<const std::string&>().empty())
-            fail(child(pointer, "DOMException"), "expected the DOMException's name, e.g. \"AbortError\"");
+            fail(child(pointer, "DOMException"),
+                 "expected the DOMException's name, e.g. \"AbortError\"");
           return Value::dom_exception(name.get<std::string>());
         }
         std::vector<std::pair<std::string, Value>> members;
@@ -208,12 +241,14 @@ class TraceReader {
           members.emplace_back(it.key(), read_value(*it, child(pointer, it.key()), depth + 1));
         return Value::object(std::move(members));
       }
-      default: fail(pointer, "unsupported JSON value");
+      default:
+        fail(pointer, "unsupported JSON value");
     }
   }
 
   void read_agents(const Json& agents) {
-    if (!agents.is_array()) fail("/agents", "expected an array of agents, got " + type_name(agents));
+    if (!agents.is_array())
+      fail("/agents", "expected an array of agents, got " + type_name(agents));
     if (agents.empty()) fail("/agents", "a trace needs at least one agent");
     if (agents.size() > limits_.max_agents)
       fail("/agents", std::to_string(agents.size()) + " agents exceed the limit of " +
@@ -227,23 +262,30 @@ class TraceReader {
       Agent agent;
       agent.pointer = p;
       agent.id = get_id(a, "id", p);
-      if (!seen.insert(agent.id).second) fail(child(p, "id"), "duplicate agent id " + show(agent.id));
+      if (!seen.insert(agent.id).second)
+        fail(child(p, "id"), "duplicate agent id " + show(agent.id));
       std::string kind = get_string(a, "kind", p, true);
-      if (kind == "window") agent.kind = AgentKind::Window;
-      else if (kind == "worker") agent.kind = AgentKind::Worker;
-      else fail(child(p, "kind"), "expected \"window\" or \"worker\", got " + show(kind));
+      if (kind == "window")
+        agent.kind = AgentKind::Window;
+      else if (kind == "worker")
+        agent.kind = AgentKind::Worker;
+      else
+        fail(child(p, "kind"), "expected \"window\" or \"worker\", got " + show(kind));
       agent.origin = get_string(a, "origin", p, true);
-      if (agent.origin.empty()) fail(child(p, "origin"), "an origin must not be empty (use \"opaque\")");
+      if (agent.origin.empty())
+        fail(child(p, "origin"), "an origin must not be empty (use \"opaque\")");
       if (a.contains("partition")) {
         agent.partition = get_string(a, "partition", p, true, limits_.max_id_bytes);
-        if (agent.partition.empty()) fail(child(p, "partition"), "a partition name must not be empty");
+        if (agent.partition.empty())
+          fail(child(p, "partition"), "a partition name must not be empty");
       }
       agent.event_loop = agent.id;
       if (a.contains("eventLoop")) {
         if (agent.kind != AgentKind::Window)
           fail(child(p, "eventLoop"), "only windows share event loops; a worker has its own");
         agent.event_loop = get_string(a, "eventLoop", p, true, limits_.max_id_bytes);
-        if (agent.event_loop.empty()) fail(child(p, "eventLoop"), "an event loop name must not be empty");
+        if (agent.event_loop.empty())
+          fail(child(p, "eventLoop"), "an event loop name must not be empty");
       }
       trace_.agents.push_back(std::move(agent));
     }
@@ -251,8 +293,8 @@ class TraceReader {
     for (const Agent& a : trace_.agents)
       for (const Agent& b : trace_.agents)
         if (&a != &b && a.event_loop == b.id && b.event_loop == b.id)
-          fail(child(a.pointer, "eventLoop"),
-               "event loop name " + show(a.event_loop) + " is agent " + show(b.id) + "'s own event loop");
+          fail(child(a.pointer, "eventLoop"), "event loop name " + show(a.event_loop) +
+                                                  " is agent " + show(b.id) + "'s own event loop");
   }
 
   Action read_top_level(const Json& j, const std::string& p) {
@@ -260,13 +302,15 @@ class TraceReader {
     std::string op = get_string(j, "op", p, true);
     std::string agent;
     if (op == "advanceTime") {
-      if (j.contains("agent")) fail(child(p, "agent"), "advanceTime moves the world's clock and takes no agent");
+      if (j.contains("agent"))
+        fail(child(p, "agent"), "advanceTime moves the world's clock and takes no agent");
     } else {
       agent = get_string(j, "agent", p, true, limits_.max_id_bytes);
       if (!trace_.agent(agent)) fail(child(p, "agent"), "no agent with id " + show(agent));
       auto t = terminated_at_.find(agent);
       if (t != terminated_at_.end())
-        fail(child(p, "agent"), "agent " + show(agent) + " was terminated by " + Error{t->second, ""}.path());
+        fail(child(p, "agent"),
+             "agent " + show(agent) + " was terminated by " + Error{t->second, ""}.path());
     }
     Action a = read_action(j, p, agent, /*top_level=*/true, 0);
     a.settle = get_bool(j, "settle", p, true);
@@ -279,7 +323,8 @@ class TraceReader {
     if (!j.is_object()) fail(p, "an action is an object, got " + type_name(j));
     if (++action_count_ > limits_.max_actions)
       fail(p, "more than " + std::to_string(limits_.max_actions) + " actions in one trace");
-    if (depth > limits_.max_depth) fail(p, "bodies nested deeper than " + std::to_string(limits_.max_depth));
+    if (depth > limits_.max_depth)
+      fail(p, "bodies nested deeper than " + std::to_string(limits_.max_depth));
     if (!top_level && j.contains("agent"))
       fail(child(p, "agent"), "inside a body the running agent is implied; remove \"agent\"");
     if (!top_level && j.contains("settle"))
@@ -298,7 +343,8 @@ class TraceReader {
       for (auto it = j.begin(); it != j.end(); ++it) {
         bool known = false;
         for (const char* k : allowed) known = known || it.key() == k;
-        if (!known) fail(child(p, it.key()), "unknown member \"" + it.key() + "\" for op \"" + op + "\"");
+        if (!known)
+          fail(child(p, it.key()), "unknown member \"" + it.key() + "\" for op \"" + op + "\"");
       }
     };
     const auto body_only = [&] {
@@ -317,7 +363,8 @@ class TraceReader {
       members({"id", "name", "options", "callback"});
       define(a, j, p);
       a.name = get_string(j, "name", p, true);
-      if (j.contains("options")) a.lock_options = read_lock_options(j["options"], child(p, "options"), agent);
+      if (j.contains("options"))
+        a.lock_options = read_lock_options(j["options"], child(p, "options"), agent);
       a.callback = read_callback(j, p, agent, depth);
     } else if (op == "query") {
       a.op = Op::Query;
@@ -330,7 +377,8 @@ class TraceReader {
     } else if (op == "abort") {
       a.op = Op::Abort;
       members({"signal", "reason"});
-      a.signal = reference(j, "signal", p, agent, kAbortController, "an AbortController or TaskController");
+      a.signal = reference(j, "signal", p, agent, kAbortController,
+                           "an AbortController or TaskController");
       if (j.contains("reason")) a.reason = read_value(j["reason"], child(p, "reason"), 0);
     } else if (op == "timeoutSignal") {
       a.op = Op::TimeoutSignal;
@@ -340,12 +388,16 @@ class TraceReader {
     } else if (op == "settle") {
       a.op = Op::Settle;
       members({"target", "outcome", "value"});
-      a.target = reference(j, "target", p, agent, kSettleable,
-                           "a newPromise, or a request or postTask whose callback result is {\"pending\": true}");
+      a.target = reference(
+          j, "target", p, agent, kSettleable,
+          "a newPromise, or a request or postTask whose callback result is {\"pending\": true}");
       std::string outcome = get_string(j, "outcome", p, true);
-      if (outcome == "fulfill") a.fulfill = true;
-      else if (outcome == "reject") a.fulfill = false;
-      else fail(child(p, "outcome"), "expected \"fulfill\" or \"reject\", got " + show(outcome));
+      if (outcome == "fulfill")
+        a.fulfill = true;
+      else if (outcome == "reject")
+        a.fulfill = false;
+      else
+        fail(child(p, "outcome"), "expected \"fulfill\" or \"reject\", got " + show(outcome));
       if (j.contains("value")) a.value = read_value(j["value"], child(p, "value"), 0);
     } else if (op == "terminate") {
       a.op = Op::Terminate;
@@ -354,12 +406,14 @@ class TraceReader {
       a.op = Op::Unload;
       members({});
       if (trace_.agent(agent)->kind != AgentKind::Window)
-        fail(child(p, "op"), "unload applies to a window's document; " + show(agent) + " is a worker");
+        fail(child(p, "op"),
+             "unload applies to a window's document; " + show(agent) + " is a worker");
     } else if (op == "postTask") {
       a.op = Op::PostTask;
       members({"id", "options", "callback"});
       define(a, j, p);
-      if (j.contains("options")) read_post_task_options(a, j["options"], child(p, "options"), agent);
+      if (j.contains("options"))
+        read_post_task_options(a, j["options"], child(p, "options"), agent);
       a.callback = read_callback(j, p, agent, depth);
     } else if (op == "newTaskController") {
       a.op = Op::NewTaskController;
@@ -379,7 +433,8 @@ class TraceReader {
       for (std::size_t i = 0; i < signals.size(); ++i) {
         std::string sp = child(child(p, "signals"), i);
         if (!signals[i].is_string()) fail(sp, "expected a signal id, got " + type_name(signals[i]));
-        a.signals.push_back(check_reference(signals[i].get<std::string>(), sp, agent, kSignal, "a signal"));
+        a.signals.push_back(
+            check_reference(signals[i].get<std::string>(), sp, agent, kSignal, "a signal"));
       }
       if (j.contains("priority")) {
         const Json& pr = j["priority"];
@@ -401,7 +456,8 @@ class TraceReader {
       a.op = Op::RequestIdleCallback;
       members({"id", "callback"});
       if (trace_.agent(agent)->kind != AgentKind::Window)
-        fail(child(p, "op"), "requestIdleCallback is exposed on windows only; " + show(agent) + " is a worker");
+        fail(child(p, "op"),
+             "requestIdleCallback is exposed on windows only; " + show(agent) + " is a worker");
       define(a, j, p);
       a.callback = read_callback(j, p, agent, depth);
     } else if (op == "run") {
@@ -421,7 +477,8 @@ class TraceReader {
     } else if (op == "then") {
       a.op = Op::Then;
       members({"target", "body"});
-      a.target = reference(j, "target", p, agent, kPromise, "a promise (request, query, postTask, yield, newPromise)");
+      a.target = reference(j, "target", p, agent, kPromise,
+                           "a promise (request, query, postTask, yield, newPromise)");
       body("body", false);
     } else if (op == "queueMicrotask") {
       a.op = Op::QueueMicrotask;
@@ -436,7 +493,8 @@ class TraceReader {
       a.op = Op::Await;
       body_only();
       members({"target"});
-      a.target = reference(j, "target", p, agent, kPromise, "a promise (request, query, postTask, yield, newPromise)");
+      a.target = reference(j, "target", p, agent, kPromise,
+                           "a promise (request, query, postTask, yield, newPromise)");
     } else if (op == "yield") {
       a.op = Op::Yield;
       body_only();
@@ -453,20 +511,23 @@ class TraceReader {
     return a;
   }
 
-  std::vector<Action> read_body(const Json& j, const std::string& p, const std::string& agent, std::size_t depth) {
+  std::vector<Action> read_body(const Json& j, const std::string& p, const std::string& agent,
+                                std::size_t depth) {
     if (!j.is_array()) fail(p, "a body is an array of actions, got " + type_name(j));
     std::vector<Action> out;
-    for (std::size_t i = 0; i < j.size(); ++i) out.push_back(read_action(j[i], child(p, i), agent, false, depth));
+    for (std::size_t i = 0; i < j.size(); ++i)
+      out.push_back(read_action(j[i], child(p, i), agent, false, depth));
     return out;
   }
 
-  std::optional<Callback> read_callback(const Json& j, const std::string& p, const std::string& agent,
-                                        std::size_t depth) {
+  std::optional<Callback> read_callback(const Json& j, const std::string& p,
+                                        const std::string& agent, std::size_t depth) {
     Callback cb;
     cb.pointer = child(p, "callback");
     if (!j.contains("callback")) return cb;  // I-14: an empty plain function
     const Json& c = j["callback"];
-    if (!c.is_object()) fail(cb.pointer, "a callback is an object {\"body\"?, \"result\"?}, got " + type_name(c));
+    if (!c.is_object())
+      fail(cb.pointer, "a callback is an object {\"body\"?, \"result\"?}, got " + type_name(c));
     check_members(c, cb.pointer, {"body", "result"});
     // The result is read first so that ids defined in the body cannot shadow it; the body is read
     // in document order after the callback's own promise id was defined by the caller.
@@ -485,11 +546,14 @@ class TraceReader {
         if (r["pending"] != true) fail(child(rp, "pending"), "expected true");
         cb.result = Callback::Result::Pending;
       } else {
-        fail(child(rp, r.begin().key()), "unknown result \"" + r.begin().key() + "\" (return, throw, pending)");
+        fail(child(rp, r.begin().key()),
+             "unknown result \"" + r.begin().key() + "\" (return, throw, pending)");
       }
     }
-    if (c.contains("body")) cb.body = read_body(c["body"], child(cb.pointer, "body"), agent, depth + 1);
-    for (const Action& a : cb.body) cb.is_async = cb.is_async || a.op == Op::Await || a.op == Op::Yield;
+    if (c.contains("body"))
+      cb.body = read_body(c["body"], child(cb.pointer, "body"), agent, depth + 1);
+    for (const Action& a : cb.body)
+      cb.is_async = cb.is_async || a.op == Op::Await || a.op == Op::Yield;
     return cb;
   }
 
@@ -499,9 +563,12 @@ class TraceReader {
     LockOptionsSpec o;
     if (j.contains("mode")) {
       const Json& m = j["mode"];
-      if (m == "exclusive") o.mode = LockMode::Exclusive;
-      else if (m == "shared") o.mode = LockMode::Shared;
-      else fail(child(p, "mode"), "expected \"exclusive\" or \"shared\", got " + m.dump());
+      if (m == "exclusive")
+        o.mode = LockMode::Exclusive;
+      else if (m == "shared")
+        o.mode = LockMode::Shared;
+      else
+        fail(child(p, "mode"), "expected \"exclusive\" or \"shared\", got " + m.dump());
     }
     o.if_available = get_bool(j, "ifAvailable", p, false);
     o.steal = get_bool(j, "steal", p, false);
@@ -509,11 +576,14 @@ class TraceReader {
     return o;
   }
 
-  void read_post_task_options(Action& a, const Json& j, const std::string& p, const std::string& agent) {
+  void read_post_task_options(Action& a, const Json& j, const std::string& p,
+                              const std::string& agent) {
     if (!j.is_object()) fail(p, "options is an object, got " + type_name(j));
     check_members(j, p, {"priority", "signal", "delay"});
-    if (j.contains("priority")) a.task_options.priority = get_priority(j["priority"], child(p, "priority"));
-    if (j.contains("signal")) a.task_options.signal = reference(j, "signal", p, agent, kSignal, "a signal");
+    if (j.contains("priority"))
+      a.task_options.priority = get_priority(j["priority"], child(p, "priority"));
+    if (j.contains("signal"))
+      a.task_options.signal = reference(j, "signal", p, agent, kSignal, "a signal");
     if (j.contains("delay")) a.task_options.delay = get_ms(j, "delay", p, 9007199254740991ull);
   }
 
@@ -522,17 +592,18 @@ class TraceReader {
     unsigned kinds = kinds_of(a);
     // A request or task whose callback result is pending can be settled; known before its body is
     // read, so that the body may already name it.
-    if ((a.op == Op::Request || a.op == Op::PostTask) && j.contains("callback") && j["callback"].is_object() &&
-        j["callback"].contains("result") && j["callback"]["result"].is_object() &&
-        j["callback"]["result"].contains("pending"))
+    if ((a.op == Op::Request || a.op == Op::PostTask) && j.contains("callback") &&
+        j["callback"].is_object() && j["callback"].contains("result") &&
+        j["callback"]["result"].is_object() && j["callback"]["result"].contains("pending"))
       kinds |= kSettleable;
     auto [it, inserted] = ids_.try_emplace(a.id, Definition{kinds, a.agent, p, a.op});
     if (!inserted)
-      fail(child(p, "id"), "duplicate id " + show(a.id) + " (first defined by " + Error{it->second.pointer, ""}.path() + ")");
+      fail(child(p, "id"), "duplicate id " + show(a.id) + " (first defined by " +
+                               Error{it->second.pointer, ""}.path() + ")");
   }
 
-  std::string reference(const Json& j, const char* key, const std::string& p, const std::string& agent,
-                        unsigned kinds, const std::string& what) {
+  std::string reference(const Json& j, const char* key, const std::string& p,
+                        const std::string& agent, unsigned kinds, const std::string& what) {
     std::string id = get_string(j, key, p, true, limits_.max_id_bytes);
     return check_reference(id, child(p, key), agent, kinds, what);
   }
@@ -555,13 +626,15 @@ class TraceReader {
   }
 
   void read_schedule(const Json& j) {
-    if (!j.is_array()) fail("/schedule", "expected an array of choices such as \"locks\", \"loop:A\"");
+    if (!j.is_array())
+      fail("/schedule", "expected an array of choices such as \"locks\", \"loop:A\"");
     for (std::size_t i = 0; i < j.size(); ++i) {
       std::string p = child("/schedule", i);
       if (!j[i].is_string()) fail(p, "a choice is a string, got " + type_name(j[i]));
       std::string c = j[i].get<std::string>();
       bool ok = false;
-      if (c == "locks") ok = true;
+      if (c == "locks")
+        ok = true;
       else if (c.rfind("locks:", 0) == 0) {
         std::string part = c.substr(6);
         for (const Agent& a : trace_.agents) ok = ok || a.partition == part;
@@ -572,7 +645,9 @@ class TraceReader {
         for (const Agent& a : trace_.agents) ok = ok || a.event_loop == loop;
         if (!ok) fail(p, "no event loop named " + show(loop));
       } else {
-        fail(p, "unknown choice " + show(c) + " (expected \"locks\", \"locks:<partition>\", \"loop:<L>\" or \"loop:<L>/<task source>\")");
+        fail(p, "unknown choice " + show(c) +
+                    " (expected \"locks\", \"locks:<partition>\", \"loop:<L>\" or \"loop:<L>/<task "
+                    "source>\")");
       }
       trace_.schedule.push_back(c);
     }
@@ -620,7 +695,8 @@ class DepthCheck : public nlohmann::json_sax<Json> {
   bool end_object() override { return leave(); }
   bool start_array(std::size_t) override { return enter(); }
   bool end_array() override { return leave(); }
-  bool parse_error(std::size_t position, const std::string&, const nlohmann::detail::exception& e) override {
+  bool parse_error(std::size_t position, const std::string&,
+                   const nlohmann::detail::exception& e) override {
     error_byte = position;
     error = e.what();
     return false;
@@ -645,9 +721,11 @@ Result<Json> parse_json(const std::string& text, std::size_t max_depth) {
   const std::size_t depth_limit = max_depth * 2 + 8;
   DepthCheck check(depth_limit);
   if (!Json::sax_parse(text, &check)) {
-    if (check.too_deep) return Error{"", "JSON nested deeper than " + std::to_string(depth_limit) + " levels"};
+    if (check.too_deep)
+      return Error{"", "JSON nested deeper than " + std::to_string(depth_limit) + " levels"};
     auto pos = check.error.find("parse error");
-    return Error{"", "malformed JSON at " + line_and_column(text, check.error_byte > 0 ? check.error_byte - 1 : 0) +
+    return Error{"", "malformed JSON at " +
+                         line_and_column(text, check.error_byte > 0 ? check.error_byte - 1 : 0) +
                          ": " + (pos == std::string::npos ? check.error : check.error.substr(pos))};
   }
   try {

@@ -105,7 +105,9 @@ Json write_body(const std::vector<Action>& body) {
 
 }  // namespace
 
-std::string write_value(const Value& value) { return to_json(value).dump(); }
+std::string write_value(const Value& value) {
+  return to_json(value).dump();
+}
 
 std::string write_trace(const Trace& trace) {
   Json out = Json::object();

@@ -21,10 +21,11 @@ struct RunOptions {
 struct RunResult {
   Log log;
   std::map<std::string, std::uint64_t> steps_hit;  // spec step id -> times executed (coverage)
-  std::vector<std::string> choices;               // the choice taken at every choice point
+  std::vector<std::string> choices;                // the choice taken at every choice point
 };
 
-// What can go wrong in a run: the trace's fault (BadInput: exit 2) or the engine's (Internal: exit 1).
+// What can go wrong in a run: the trace's fault (BadInput: exit 2) or the engine's (Internal: exit
+// 1).
 struct RunFailure {
   enum class Kind { BadInput, Internal } kind = Kind::BadInput;
   Error error;

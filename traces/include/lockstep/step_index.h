@@ -39,11 +39,12 @@ Result<StepIndex> read_step_index(const std::string& json_text);
 struct CoverageReport {
   std::size_t total = 0;
   std::size_t covered = 0;
-  std::vector<std::string> missed;  // "id: words (why)"
-  std::vector<std::string> unknown; // ids hit that the index lacks
-  std::string summary() const;      // "web-locks: 110/112 steps (98.2%)"
+  std::vector<std::string> missed;   // "id: words (why)"
+  std::vector<std::string> unknown;  // ids hit that the index lacks
+  std::string summary() const;       // "web-locks: 110/112 steps (98.2%)"
   std::string spec;
 };
-CoverageReport coverage_report(const StepIndex& index, const std::map<std::string, std::uint64_t>& hit);
+CoverageReport coverage_report(const StepIndex& index,
+                               const std::map<std::string, std::uint64_t>& hit);
 
 }  // namespace lockstep

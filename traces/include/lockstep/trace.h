@@ -13,13 +13,32 @@ namespace lockstep {
 
 enum class Op {
   // Web Locks and the platform under it
-  Request, Query, NewAbortController, Abort, TimeoutSignal, Settle, Terminate, Unload,
+  Request,
+  Query,
+  NewAbortController,
+  Abort,
+  TimeoutSignal,
+  Settle,
+  Terminate,
+  Unload,
   // Prioritized Task Scheduling
-  PostTask, NewTaskController, SetPriority, TaskSignalAny, OnPriorityChange, RequestIdleCallback,
+  PostTask,
+  NewTaskController,
+  SetPriority,
+  TaskSignalAny,
+  OnPriorityChange,
+  RequestIdleCallback,
   // Script structure
-  Run, SetTimeout, NewPromise, Then, QueueMicrotask, AdvanceTime,
+  Run,
+  SetTimeout,
+  NewPromise,
+  Then,
+  QueueMicrotask,
+  AdvanceTime,
   // Body-only
-  Await, Yield, Mark,
+  Await,
+  Yield,
+  Mark,
 };
 
 const char* op_name(Op op);
@@ -81,13 +100,13 @@ struct Action {
   std::string name;     // request
   std::optional<LockOptionsSpec> lock_options;  // absent: the two-argument request() overload
   std::optional<Callback> callback;             // request, postTask, requestIdleCallback
-  std::string signal;      // abort, onPriorityChange
-  std::string controller;  // setPriority
-  std::string target;      // settle, then, await
-  std::optional<Value> reason;  // abort
-  bool fulfill = true;          // settle
-  Value value;                  // settle
-  std::uint64_t ms = 0;         // timeoutSignal, setTimeout, advanceTime
+  std::string signal;                           // abort, onPriorityChange
+  std::string controller;                       // setPriority
+  std::string target;                           // settle, then, await
+  std::optional<Value> reason;                  // abort
+  bool fulfill = true;                          // settle
+  Value value;                                  // settle
+  std::uint64_t ms = 0;                         // timeoutSignal, setTimeout, advanceTime
   PostTaskOptionsSpec task_options;
   std::optional<TaskPriority> priority;  // newTaskController, setPriority
   std::vector<std::string> signals;      // taskSignalAny
