@@ -5,6 +5,7 @@
 #include <fstream>
 #include <iostream>
 
+#include "lockstep/impl_engine.h"
 #include "lockstep/log_compare.h"
 #include "lockstep/spec_engine.h"
 #include "lockstep/step_index.h"
@@ -15,8 +16,8 @@ namespace {
 
 constexpr int kOk = 0, kFailed = 1, kBadInput = 2;
 
-std::unique_ptr<Engine> engine_named(const std::string&) {
-  return make_spec_engine();
+std::unique_ptr<Engine> engine_named(const std::string& name) {
+  return name == "impl" ? make_impl_engine() : make_spec_engine();
 }
 
 int bad_input(const std::string& file, const Error& error) {
@@ -43,7 +44,13 @@ void print_coverage(const std::map<std::string, std::uint64_t>& hit, bool list_m
 
 }  // namespace
 
+static int coverage_needs_spec_engine() {
+  std::cerr << "lockstep: --coverage counts spec steps, which only the spec engine has\n";
+  return kBadInput;
+}
+
 int run_command(const RunArgs& args) {
+  if (args.coverage && args.engine == "impl") return coverage_needs_spec_engine();
   auto trace = read_trace_file(args.trace);
   if (!trace) return bad_input(args.trace, trace.error());
   RunOptions options;
@@ -94,6 +101,7 @@ int validate_command(const std::string& path) {
 }
 
 int corpus_command(const CorpusArgs& args) {
+  if (args.coverage && args.engine == "impl") return coverage_needs_spec_engine();
   namespace fs = std::filesystem;
   std::error_code ec;
   if (!fs::is_directory(args.dir, ec)) {

@@ -17,7 +17,7 @@ int main(int argc, char** argv) {
       app.add_subcommand("run", "Replay a trace and write its event log (lockstep-log JSON)");
   run_cmd->add_option("trace", run.trace, "The trace file (lockstep-trace JSON)")->required();
   run_cmd->add_option("--engine", run.engine, "Which engine replays it")
-      ->check(CLI::IsMember({"spec"}));
+      ->check(CLI::IsMember({"spec", "impl"}));
   run_cmd->add_option("-o,--output", run.output, "Write the log here instead of stdout");
   run_cmd->add_flag("--coverage", run.coverage,
                     "Report on stderr which spec steps the run exercised");
@@ -36,7 +36,7 @@ int main(int argc, char** argv) {
       "Replay every *.trace.json under a folder and compare with its *.log.json (the main job)");
   corpus_cmd->add_option("dir", corpus.dir, "The corpus folder")->capture_default_str();
   corpus_cmd->add_option("--engine", corpus.engine, "Which engine replays it")
-      ->check(CLI::IsMember({"spec"}));
+      ->check(CLI::IsMember({"spec", "impl"}));
   corpus_cmd->add_flag("--coverage", corpus.coverage,
                        "Report the spec steps the whole corpus exercised");
   corpus_cmd->add_flag("-v,--verbose", corpus.verbose, "A line for every trace, not only failures");

@@ -4,6 +4,7 @@
 #include <rapidcheck/gtest.h>
 
 #include "generators.h"
+#include "lockstep/impl_engine.h"
 #include "lockstep/log_compare.h"
 #include "lockstep/spec_engine.h"
 #include "lockstep/trace_io.h"
@@ -73,6 +74,18 @@ RC_GTEST_PROP(Traces, EveryRequestSettlesAtMostOnceAfterItsCallback, ()) {
     }
     if (e.event == "settled") RC_ASSERT(++settled[e.member("target")->as_string()] == 1);
   }
+}
+
+// Differential: the impl engine gives the same outcome as the spec engine (log and choices taken).
+RC_GTEST_PROP(Traces, TheImplEngineAgreesWithTheSpecEngine, ()) {
+  const Trace trace = *gen::mixed_trace();
+  RunOutcome spec = replay(trace);
+  RunOutcome impl = make_impl_engine()->run(trace, {});
+  RC_ASSERT(spec.ok());
+  if (!impl.ok()) RC_FAIL(impl.failure().error.to_string() + "\n" + write_trace(trace));
+  if (auto diff = first_difference(spec.result().log, impl.result().log))
+    RC_FAIL(*diff + "\n" + write_trace(trace));
+  RC_ASSERT(spec.result().choices == impl.result().choices);
 }
 
 }  // namespace

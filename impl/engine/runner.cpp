@@ -1,0 +1,402 @@
+#include "runner.h"
+
+namespace lockstep::impl {
+namespace {
+
+Priority to_priority(TaskPriority p) {
+  switch (p) {
+    case TaskPriority::UserBlocking:
+      return Priority::UserBlocking;
+    case TaskPriority::UserVisible:
+      return Priority::UserVisible;
+    case TaskPriority::Background:
+      return Priority::Background;
+  }
+  return Priority::UserVisible;
+}
+
+const char* priority_name(Priority p) {
+  return task_priority_name(p == Priority::UserBlocking  ? TaskPriority::UserBlocking
+                            : p == Priority::UserVisible ? TaskPriority::UserVisible
+                                                         : TaskPriority::Background);
+}
+
+}  // namespace
+
+// A running body: an async function suspended at an await, or a plain function running through.
+struct Runner::Activation {
+  Env* env = nullptr;
+  const std::vector<Action>* body = nullptr;
+  std::size_t pc = 0;
+  Promise* promise = nullptr;          // the async function's promise; null for a plain function
+  const Callback* callback = nullptr;  // its result; null for `async () => body`
+  std::string owner;
+};
+
+Runner::Runner(const Trace& trace)
+    : trace_(trace), rt_(trace), locks_(rt_, *this), scheduling_(rt_, *this) {
+  for_each_action(trace_.steps, [&](const Action& a) {
+    if (!a.id.empty()) definitions_[a.id] = &a;
+  });
+}
+
+RunResult Runner::run() {
+  for (std::size_t i = 0; i < trace_.steps.size(); ++i)
+    run_top_level(static_cast<int>(i), trace_.steps[i]);
+  rt_.settle();
+  RunResult result;
+  result.log = rt_.take_log();
+  result.choices = rt_.take_choices();
+  return result;
+}
+
+void Runner::end_agent(Env* env) {
+  rt_.terminate(env);
+  scheduling_.deactivate(env);
+  locks_.terminate_remaining_locks_and_requests(env);
+}
+
+void Runner::unload(Env* env) {
+  rt_.unload(env);
+  if (env->is_window) scheduling_.deactivate(env);
+  locks_.terminate_remaining_locks_and_requests(env);
+}
+
+void Runner::run_top_level(int index, const Action& step) {
+  rt_.set_step(index);
+  if (step.op == Op::AdvanceTime) {
+    rt_.advance_time(step.ms);
+    return;
+  }
+  Env* env = rt_.env(step.agent);
+  auto ended = terminated_in_step_.find(step.agent);
+  if (ended != terminated_in_step_.end())
+    throw ReplayFailure{Error{step.pointer + "/agent",
+                              "agent \"" + step.agent + "\" terminated during step " +
+                                  std::to_string(ended->second) + " and runs no more script"}};
+  if (step.op == Op::Terminate) {
+    end_agent(env);
+    terminated_in_step_[step.agent] = index;
+  } else if (step.op == Op::Unload) {
+    unload(env);
+  } else if (step.op == Op::Run) {
+    rt_.run_task_now(env, [&] { start_async(env, &step.body, nullptr, {}); });
+  } else {
+    rt_.run_task_now(env, [&] { perform(env, step, nullptr); });
+  }
+  if (env->terminated && !terminated_in_step_.count(step.agent))
+    terminated_in_step_[step.agent] = index;
+  if (step.settle) rt_.settle();
+}
+
+Completion Runner::call_lock_granted_callback(const CallbackRef& callback, const Value& lock_info) {
+  rt_.log(callback.env, "callback",
+          {{"request", Value::string(callback.owner)}, {"lock", lock_info}});
+  return call_function(callback.env, &callback.callback->body, callback.callback, callback.owner,
+                       callback.callback->is_async);
+}
+
+Completion Runner::call_post_task_callback(const CallbackRef& callback) {
+  rt_.log(callback.env, "task", {{"task", Value::string(callback.owner)}});
+  return call_function(callback.env, &callback.callback->body, callback.callback, callback.owner,
+                       callback.callback->is_async);
+}
+
+void Runner::call_idle_request_callback(const CallbackRef& callback) {
+  rt_.log(callback.env, "idle", {{"id", Value::string(callback.owner)}});
+  call_function(callback.env, &callback.callback->body, callback.callback, callback.owner,
+                callback.callback->is_async);
+}
+
+Completion Runner::call_function(Env* env, const std::vector<Action>* body,
+                                 const Callback* callback, const std::string& owner,
+                                 bool is_async) {
+  if (is_async) return Completion{false, JsValue(start_async(env, body, callback, owner))};
+  auto activation =
+      std::make_shared<Activation>(Activation{env, body, 0, nullptr, callback, owner});
+  for (; activation->pc < body->size(); ++activation->pc)
+    if (perform(env, (*body)[activation->pc], activation) == Flow::Stop) return Completion{};
+  return finish(*activation);
+}
+
+Promise* Runner::start_async(Env* env, const std::vector<Action>* body, const Callback* callback,
+                             const std::string& owner) {
+  Promise* promise = rt_.new_promise(env);
+  auto activation =
+      std::make_shared<Activation>(Activation{env, body, 0, promise, callback, owner});
+  resume(activation);
+  return promise;
+}
+
+void Runner::resume(const std::shared_ptr<Activation>& activation) {
+  const std::vector<Action>& body = *activation->body;
+  while (activation->pc < body.size()) {
+    Flow flow = perform(activation->env, body[activation->pc], activation);
+    ++activation->pc;
+    if (flow != Flow::Next) return;
+  }
+  Completion c = finish(*activation);
+  if (c.thrown)
+    rt_.reject(activation->promise, c.value.data);
+  else
+    rt_.resolve(activation->promise, c.value);
+}
+
+Completion Runner::finish(Activation& activation) {
+  if (!activation.callback) return Completion{};
+  switch (activation.callback->result) {
+    case Callback::Result::Return:
+      return Completion{false, JsValue(activation.callback->value)};
+    case Callback::Result::Throw:
+      return Completion{true, JsValue(activation.callback->value)};
+    case Callback::Result::Pending: {
+      Promise* pending = rt_.new_promise(activation.env);
+      pending_results_[activation.owner] = pending;
+      return Completion{false, JsValue(pending)};
+    }
+  }
+  return Completion{};
+}
+
+void Runner::observe(Promise* promise, Env* env, const std::string& id) {
+  const auto logger = [this, env, id](const char* state, const char* key) {
+    return [this, env, id, state, key](const Value& v) {
+      std::vector<std::pair<std::string, Value>> members{{"target", Value::string(id)},
+                                                         {"state", Value::string(state)}};
+      if (!v.is_undefined()) members.emplace_back(key, v);
+      rt_.log(env, "settled", std::move(members));
+      return Completion{};
+    };
+  };
+  rt_.then(promise, logger("fulfilled", "value"), logger("rejected", "reason"), nullptr);
+}
+
+void Runner::not_created_yet(const Action& user, const std::string& id, const std::string& what) {
+  auto def = definitions_.find(id);
+  std::string where =
+      def == definitions_.end() ? "" : " (made by " + Error{def->second->pointer, ""}.path() + ")";
+  throw ReplayFailure{Error{
+      user.pointer,
+      what + " \"" + id + "\"" + where +
+          " does not exist yet at this point of the replay: the body that makes it has not run"}};
+}
+
+Promise* Runner::promise_named(const Action& user, const std::string& id) {
+  auto it = promises_.find(id);
+  if (it == promises_.end()) not_created_yet(user, id, "promise");
+  return it->second;
+}
+
+Signal* Runner::signal_named(const Action& user, const std::string& id) {
+  auto it = signals_.find(id);
+  if (it == signals_.end()) not_created_yet(user, id, "signal");
+  return it->second;
+}
+
+Signal* Runner::task_signal_named(const Action& user, const std::string& id) {
+  Signal* signal = signal_named(user, id);
+  if (!signal->is_task_signal)
+    throw EngineFault{"\"" + id + "\" is not a TaskSignal at " + user.pointer};
+  return signal;
+}
+
+Runner::Flow Runner::perform(Env* env, const Action& a,
+                             const std::shared_ptr<Activation>& activation) {
+  switch (a.op) {
+    case Op::Request: {
+      LockRequestOptions options;
+      if (a.lock_options) {
+        options.mode = a.lock_options->mode == LockMode::Exclusive ? Mode::Exclusive : Mode::Shared;
+        options.if_available = a.lock_options->if_available;
+        options.steal = a.lock_options->steal;
+        if (a.lock_options->signal) options.signal = signal_named(a, *a.lock_options->signal);
+      }
+      Promise* p = locks_.request(env, a.name, options, CallbackRef{env, &*a.callback, a.id});
+      promises_[a.id] = p;
+      observe(p, env, a.id);
+      return Flow::Next;
+    }
+    case Op::Query: {
+      Promise* p = locks_.query(env);
+      promises_[a.id] = p;
+      observe(p, env, a.id);
+      return Flow::Next;
+    }
+    case Op::NewAbortController: {
+      Signal* signal = rt_.new_signal(env);
+      signal->trace_id = a.id;
+      controllers_[a.id] = signal;
+      signals_[a.id] = signal;
+      return Flow::Next;
+    }
+    case Op::Abort: {
+      auto it = controllers_.find(a.signal);
+      if (it == controllers_.end()) not_created_yet(a, a.signal, "controller");
+      rt_.signal_abort(it->second, a.reason ? *a.reason : Value());
+      return Flow::Next;
+    }
+    case Op::TimeoutSignal: {
+      Signal* signal = rt_.new_signal(env);
+      signal->trace_id = a.id;
+      // dom#dom-abortsignal-timeout: a timer task aborts it with a TimeoutError.
+      rt_.after_timeout(a.ms, [this, env, signal] {
+        rt_.queue_task(env, "timer", [this, signal] {
+          rt_.signal_abort(signal, Value::dom_exception("TimeoutError", "signal timed out"));
+        });
+      });
+      signals_[a.id] = signal;
+      return Flow::Next;
+    }
+    case Op::Settle: {
+      Promise* target = nullptr;
+      auto def = definitions_.find(a.target);
+      if (def != definitions_.end() && def->second->op == Op::NewPromise) {
+        target = promise_named(a, a.target);
+      } else {
+        auto it = pending_results_.find(a.target);
+        if (it == pending_results_.end())
+          not_created_yet(a, a.target, "the pending result of the callback of");
+        target = it->second;
+      }
+      if (a.fulfill)
+        rt_.resolve(target, JsValue(a.value));
+      else
+        rt_.reject(target, a.value);
+      return Flow::Next;
+    }
+    case Op::Terminate:
+      end_agent(env);
+      return Flow::Stop;
+    case Op::Unload:
+      unload(env);
+      return Flow::Next;
+    case Op::Run:
+      rt_.queue_task(env, "script", [this, env, &a] { start_async(env, &a.body, nullptr, {}); });
+      return Flow::Next;
+    case Op::SetTimeout:
+      rt_.after_timeout(a.ms, [this, env, &a] {
+        rt_.queue_task(env, "timer", [this, env, &a] { start_async(env, &a.body, nullptr, {}); });
+      });
+      return Flow::Next;
+    case Op::NewPromise:
+      promises_[a.id] = rt_.new_promise(env);
+      return Flow::Next;
+    case Op::Then: {
+      Promise* target = promise_named(a, a.target);
+      Promise* derived = rt_.new_promise(env);
+      rt_.then(
+          target,
+          [this, env, &a](const Value&) {
+            return Completion{false, JsValue(start_async(env, &a.body, nullptr, {}))};
+          },
+          nullptr, derived);
+      return Flow::Next;
+    }
+    case Op::QueueMicrotask:
+      rt_.queue_microtask(env, [this, env, &a] { start_async(env, &a.body, nullptr, {}); });
+      return Flow::Next;
+    case Op::Await:
+      return suspend_on(env, promise_named(a, a.target), activation);
+    case Op::Mark:
+      rt_.log(env, "mark", {{"label", Value::string(a.label)}});
+      return Flow::Next;
+    case Op::AdvanceTime:
+      break;
+    default:
+      return perform_scheduling(env, a, activation);
+  }
+  throw EngineFault{std::string("op ") + op_name(a.op) +
+                    " reached the impl engine unexpectedly at " + a.pointer};
+}
+
+// ECMA-262 #await: PromiseResolve, then resume from a reaction job that carries the continuation
+// state current now.
+Runner::Flow Runner::suspend_on(Env* env, Promise* awaited,
+                                const std::shared_ptr<Activation>& activation) {
+  Promise* promise = rt_.promise_resolve(env, JsValue(awaited));
+  std::shared_ptr<Activation> self = activation;
+  rt_.then(
+      promise,
+      [this, self](const Value&) {
+        resume(self);
+        return Completion{};
+      },
+      [this, self](const Value& reason) {
+        rt_.reject(self->promise, reason);
+        return Completion{};
+      },
+      nullptr);
+  return Flow::Suspend;
+}
+
+Runner::Flow Runner::perform_scheduling(Env* env, const Action& a,
+                                        const std::shared_ptr<Activation>& activation) {
+  switch (a.op) {
+    case Op::PostTask: {
+      std::optional<Priority> priority;
+      if (a.task_options.priority) priority = to_priority(*a.task_options.priority);
+      Signal* signal = a.task_options.signal ? signal_named(a, *a.task_options.signal) : nullptr;
+      Promise* p = scheduling_.post_task(env, CallbackRef{env, &*a.callback, a.id}, priority,
+                                         signal, a.task_options.delay.value_or(0));
+      promises_[a.id] = p;
+      observe(p, env, a.id);
+      return Flow::Next;
+    }
+    case Op::Yield: {
+      Promise* p = scheduling_.yield(env);
+      promises_[a.id] = p;
+      observe(p, env, a.id);
+      return suspend_on(env, p, activation);
+    }
+    case Op::NewTaskController: {
+      Signal* signal = scheduling_.new_task_controller(
+          env, to_priority(a.priority.value_or(TaskPriority::UserVisible)));
+      signal->trace_id = a.id;
+      controllers_[a.id] = signal;
+      task_controllers_[a.id] = signal;
+      signals_[a.id] = signal;
+      return Flow::Next;
+    }
+    case Op::SetPriority: {
+      auto it = task_controllers_.find(a.controller);
+      if (it == task_controllers_.end()) not_created_yet(a, a.controller, "TaskController");
+      if (auto thrown = scheduling_.set_priority(it->second, to_priority(*a.priority)))
+        rt_.log(env, "threw", {{"op", Value::string("setPriority")}, {"error", *thrown}});
+      return Flow::Next;
+    }
+    case Op::TaskSignalAny: {
+      std::vector<Signal*> signals;
+      for (const std::string& id : a.signals) signals.push_back(signal_named(a, id));
+      std::optional<Priority> priority;
+      Signal* source = nullptr;
+      if (a.any_priority.signal)
+        source = task_signal_named(a, *a.any_priority.signal);
+      else
+        priority = to_priority(a.any_priority.priority.value_or(TaskPriority::UserVisible));
+      Signal* signal = scheduling_.any(env, signals, priority, source);
+      signal->trace_id = a.id;
+      signals_[a.id] = signal;
+      return Flow::Next;
+    }
+    case Op::OnPriorityChange: {
+      Signal* signal = task_signal_named(a, a.signal);
+      signal->prioritychange_listeners.push_back([this, env, signal, &a](Priority previous) {
+        rt_.log(env, "prioritychange",
+                {{"signal", Value::string(a.signal)},
+                 {"previousPriority", Value::string(priority_name(previous))},
+                 {"priority", Value::string(priority_name(signal->priority))}});
+        start_async(env, &a.body, nullptr, {});
+      });
+      return Flow::Next;
+    }
+    case Op::RequestIdleCallback:
+      scheduling_.request_idle_callback(env, CallbackRef{env, &*a.callback, a.id});
+      return Flow::Next;
+    default:
+      break;
+  }
+  throw EngineFault{std::string("op ") + op_name(a.op) +
+                    " reached the impl engine unexpectedly at " + a.pointer};
+}
+
+}  // namespace lockstep::impl

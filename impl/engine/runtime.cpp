@@ -1,0 +1,483 @@
+#include "runtime.h"
+
+#include <algorithm>
+
+namespace lockstep::impl {
+
+Runtime::Runtime(const Trace& trace)
+    : pinned_(trace.schedule), schedule_pointer_(trace.schedule_pointer) {
+  for (const Agent& agent : trace.agents) {
+    auto env = std::make_unique<Env>();
+    env->agent = &agent;
+    env->is_window = agent.kind == AgentKind::Window;
+    auto loop = std::find_if(loops_.begin(), loops_.end(),
+                             [&](const auto& l) { return l->name == agent.event_loop; });
+    if (loop == loops_.end()) {
+      loops_.push_back(std::make_unique<Loop>());
+      loops_.back()->name = agent.event_loop;
+      loops_.back()->scheduler_unit = "loop:" + agent.event_loop + "/scheduler";
+      loops_.back()->idle_unit = "loop:" + agent.event_loop + "/idle";
+      loop = std::prev(loops_.end());
+    }
+    env->loop = loop->get();
+    lock_queues_[agent.partition].unit_name = "locks:" + agent.partition;  // I-11
+    env_by_id_[agent.id] = env.get();
+    envs_.push_back(std::move(env));
+  }
+  for (auto& [partition, queue] : lock_queues_) lock_queue_list_.push_back(&queue);
+}
+
+Runtime::~Runtime() = default;
+
+Env* Runtime::env(const std::string& id) {
+  auto it = env_by_id_.find(id);
+  return it == env_by_id_.end() ? nullptr : it->second;
+}
+
+// --- Promises (ECMA-262 #sec-promise-objects, HTML's host hooks with the scheduling patches) ---
+
+Promise* Runtime::new_promise(Env* env) {
+  promises_.emplace_back();
+  promises_.back().env = env;
+  return &promises_.back();
+}
+
+void Runtime::trigger(Promise* p, std::vector<Reaction> reactions, bool fulfilled) {
+  for (Reaction& reaction : reactions) {
+    // HostEnqueuePromiseJob: a microtask that restores the reaction's own continuation state.
+    queue_microtask(
+        p->env,
+        [this, p, reaction = std::move(reaction), fulfilled] {
+          const Value& argument = p->result;
+          Completion c;
+          if (!reaction.handler) {
+            c = Completion{!fulfilled, JsValue(argument)};
+          } else {
+            Loop& loop = *p->env->loop;
+            loop.continuation = reaction.continuation;  // HostCallJobCallback
+            c = reaction.handler(argument);
+            loop.continuation = nullptr;
+          }
+          if (!reaction.derived) return;
+          if (c.thrown)
+            reject(reaction.derived, c.value.data);
+          else
+            resolve(reaction.derived, c.value);
+        },
+        /*ignore_continuation=*/true);
+  }
+}
+
+void Runtime::settle_promise(Promise* p, Promise::State state, const Value& value) {
+  p->result = value;
+  p->state = state;
+  auto reactions =
+      std::move(state == Promise::State::Fulfilled ? p->fulfill_reactions : p->reject_reactions);
+  p->fulfill_reactions.clear();
+  p->reject_reactions.clear();
+  trigger(p, std::move(reactions), state == Promise::State::Fulfilled);
+}
+
+void Runtime::resolve(Promise* p, const JsValue& value) {
+  if (p->already_resolved) return;
+  p->already_resolved = true;
+  if (value.promise == p) {
+    settle_promise(p, Promise::State::Rejected,
+                   Value::dom_exception("TypeError", "chaining cycle"));
+    return;
+  }
+  if (!value.promise) {
+    settle_promise(p, Promise::State::Fulfilled, value.data);
+    return;
+  }
+  // Adopting a promise takes a job that calls its then() (NewPromiseResolveThenableJob). The
+  // resolving functions of that job are fresh, so they carry their own alreadyResolved flag.
+  Promise* thenable = value.promise;
+  queue_microtask(
+      p->env,
+      [this, p, thenable] {
+        auto done = std::make_shared<bool>(false);
+        Promise* derived = new_promise(thenable->env);
+        then(
+            thenable,
+            [this, p, done](const Value& v) {
+              if (!*done) {
+                *done = true;
+                settle_promise(p, Promise::State::Fulfilled, v);
+              }
+              return Completion{};
+            },
+            [this, p, done](const Value& r) {
+              if (!*done) {
+                *done = true;
+                settle_promise(p, Promise::State::Rejected, r);
+              }
+              return Completion{};
+            },
+            derived);
+      },
+      /*ignore_continuation=*/true);
+}
+
+void Runtime::reject(Promise* p, const Value& reason) {
+  if (p->already_resolved) return;
+  p->already_resolved = true;
+  settle_promise(p, Promise::State::Rejected, reason);
+}
+
+Promise* Runtime::promise_resolve(Env* env, const JsValue& x) {
+  if (x.promise) return x.promise;
+  Promise* p = new_promise(env);
+  resolve(p, x);
+  return p;
+}
+
+Promise* Runtime::promise_rejected_with(Env* env, const Value& reason) {
+  Promise* p = new_promise(env);
+  reject(p, reason);
+  return p;
+}
+
+void Runtime::then(Promise* p, Handler on_fulfilled, Handler on_rejected, Promise* derived) {
+  // HostMakeJobCallback: a handler remembers the continuation state current now.
+  const ContinuationNode* now = p->env->loop->continuation;
+  Reaction fulfill{derived, true, std::move(on_fulfilled), nullptr};
+  Reaction reject_reaction{derived, false, std::move(on_rejected), nullptr};
+  if (fulfill.handler) fulfill.continuation = now;
+  if (reject_reaction.handler) reject_reaction.continuation = now;
+  switch (p->state) {
+    case Promise::State::Pending:
+      p->fulfill_reactions.push_back(std::move(fulfill));
+      p->reject_reactions.push_back(std::move(reject_reaction));
+      break;
+    case Promise::State::Fulfilled: {
+      std::vector<Reaction> one;
+      one.push_back(std::move(fulfill));
+      trigger(p, std::move(one), true);
+      break;
+    }
+    case Promise::State::Rejected: {
+      std::vector<Reaction> one;
+      one.push_back(std::move(reject_reaction));
+      trigger(p, std::move(one), false);
+      break;
+    }
+  }
+}
+
+// --- Event loops ---
+
+void Runtime::queue_task(Env* env, const char* source, Job job) {
+  if (env->terminated) return;
+  // A window whose document is no longer fully active has no runnable task again (I-9): such a
+  // task would wait forever, so it is not kept.
+  if (env->is_window && !env->fully_active) return;
+  Loop& loop = *env->loop;
+  auto it = std::find_if(loop.queues.begin(), loop.queues.end(),
+                         [&](const auto& q) { return q.first == source; });
+  if (it == loop.queues.end()) {
+    loop.queues.emplace_back(source, std::deque<LoopTask>{});
+    loop.unit_names.push_back("loop:" + loop.name + "/" + source);
+    it = std::prev(loop.queues.end());
+  }
+  it->second.push_back(LoopTask{next_seq_++, env, std::move(job)});
+}
+
+void Runtime::queue_microtask(Env* env, Job job, bool ignore_continuation) {
+  if (env->terminated) return;
+  Loop& loop = *env->loop;
+  if (ignore_continuation) {
+    loop.microtasks.emplace_back(env, std::move(job));
+    return;
+  }
+  // The microtask carries the continuation state current now and makes it current while it runs.
+  const ContinuationNode* carried = loop.continuation;
+  loop.microtasks.emplace_back(env, [&loop, carried, job = std::move(job)] {
+    loop.continuation = carried;
+    job();
+    loop.continuation = nullptr;
+  });
+}
+
+void Runtime::lock_task(const std::string& partition, Job job) {
+  lock_queues_.at(partition).steps.emplace_back(next_seq_++, std::move(job));
+}
+
+void Runtime::after_timeout(std::uint64_t ms, Job job) {
+  const std::uint64_t order = next_seq_++;
+  timers_.emplace(now_ + ms, Timer{now_ + ms, order, std::move(job)});
+}
+
+void Runtime::set_continuation_value(Loop& loop, const void* key, const void* value) {
+  continuation_nodes_.push_back(ContinuationNode{key, value, loop.continuation});
+  loop.continuation = &continuation_nodes_.back();
+}
+
+const void* Runtime::continuation_value(const Loop& loop, const void* key) const {
+  for (const ContinuationNode* n = loop.continuation; n; n = n->next)
+    if (n->key == key) return n->value;
+  return nullptr;
+}
+
+void Runtime::run_task_now(Env* env, const Job& job) {
+  if (env->terminated) return;
+  job();
+  checkpoint(*env->loop);
+}
+
+void Runtime::checkpoint(Loop& loop) {
+  if (loop.in_checkpoint) return;
+  loop.in_checkpoint = true;
+  while (!loop.microtasks.empty()) {
+    auto [env, job] = std::move(loop.microtasks.front());
+    loop.microtasks.pop_front();
+    if (env->terminated) continue;
+    job();
+  }
+  loop.in_checkpoint = false;
+}
+
+void Runtime::terminate(Env* env) {
+  env->terminated = true;
+  Loop& loop = *env->loop;
+  for (auto& [source, tasks] : loop.queues)
+    tasks.erase(
+        std::remove_if(tasks.begin(), tasks.end(), [&](const LoopTask& t) { return t.env == env; }),
+        tasks.end());
+  auto& mq = loop.microtasks;
+  mq.erase(std::remove_if(mq.begin(), mq.end(), [&](const auto& m) { return m.first == env; }),
+           mq.end());
+}
+
+void Runtime::unload(Env* env) {
+  env->fully_active = false;
+  if (!env->is_window) return;
+  for (auto& [source, tasks] : env->loop->queues)
+    tasks.erase(
+        std::remove_if(tasks.begin(), tasks.end(), [&](const LoopTask& t) { return t.env == env; }),
+        tasks.end());
+}
+
+void Runtime::collect_units() {
+  units_.clear();
+  for (std::size_t i = 0; i < lock_queue_list_.size(); ++i) {
+    const LockQueue& q = *lock_queue_list_[i];
+    if (!q.steps.empty())
+      units_.push_back(Unit{Unit::Kind::Locks, i, 0, q.steps.front().first, -1, &q.unit_name});
+  }
+  for (std::size_t l = 0; l < loops_.size(); ++l) {
+    Loop& loop = *loops_[l];
+    bool other_work = false;
+    for (std::size_t q = 0; q < loop.queues.size(); ++q) {
+      const auto& tasks = loop.queues[q].second;
+      if (tasks.empty()) continue;
+      units_.push_back(Unit{Unit::Kind::Task, l, q, tasks.front().seq, -1, &loop.unit_names[q]});
+      other_work = true;
+    }
+    if (!hooks_) continue;
+    if (auto next = loop.scheduler.next()) {
+      units_.push_back(Unit{Unit::Kind::Scheduler, l, 0, hooks_->task_seq(next->cookie),
+                            next->effective_priority, &loop.scheduler_unit});
+      other_work = true;
+    }
+    if (!other_work)  // I-19: an idle period only on a loop with nothing else to run
+      if (auto idle = hooks_->next_idle(loop))
+        units_.push_back(Unit{Unit::Kind::Idle, l, 0, *idle, -1, &loop.idle_unit});
+  }
+}
+
+std::size_t Runtime::choose() {
+  if (units_.size() == 1) return 0;
+  std::vector<std::size_t> candidates;
+  if (next_pin_ < pinned_.size()) {
+    const std::string& pin = pinned_[next_pin_];
+    const bool any_lock_queue = pin == "locks";
+    const bool whole_loop = pin.rfind("loop:", 0) == 0 && pin.find('/') == std::string::npos;
+    for (std::size_t i = 0; i < units_.size(); ++i) {
+      const std::string& n = *units_[i].name;
+      const bool match =
+          any_lock_queue ? units_[i].kind == Unit::Kind::Locks
+                         : n == pin || (whole_loop && n.size() > pin.size() &&
+                                        n.compare(0, pin.size(), pin) == 0 && n[pin.size()] == '/');
+      if (match) candidates.push_back(i);
+    }
+    if (candidates.size() > 1 && !any_lock_queue) candidates = {canonical(candidates)};
+    if (candidates.empty() || (any_lock_queue && candidates.size() > 1)) {
+      std::string names;
+      for (const Unit& u : units_) names += (names.empty() ? "" : ", ") + *u.name;
+      throw ReplayFailure{
+          Error{"/schedule/" + std::to_string(next_pin_),
+                "choice \"" + pin + "\" " +
+                    (candidates.empty() ? "names nothing runnable here" : "is ambiguous here") +
+                    "; runnable: " + names}};
+    }
+    ++next_pin_;
+  } else {
+    for (std::size_t i = 0; i < units_.size(); ++i) candidates.push_back(i);
+  }
+  const std::size_t best = canonical(candidates);
+  choices_.push_back(*units_[best].name);
+  return best;
+}
+
+// The canonical policy (I-1, I-2, I-17): per loop, the scheduler's task goes ahead of the loop's
+// other tasks at effective priority 3 or more and behind them at 1 or less, by age at 2; idle work
+// goes behind everything of its loop. Then the oldest proposal runs.
+std::size_t Runtime::canonical(const std::vector<std::size_t>& candidates) const {
+  std::size_t best = units_.size();
+  for (std::size_t i : candidates) {
+    const Unit& u = units_[i];
+    bool dominated = false;
+    if (u.kind != Unit::Kind::Locks) {
+      for (std::size_t j : candidates) {
+        const Unit& v = units_[j];
+        if (j == i || v.kind == Unit::Kind::Locks || v.index != u.index) continue;
+        const bool u_sched = u.kind == Unit::Kind::Scheduler;
+        const bool v_sched = v.kind == Unit::Kind::Scheduler;
+        const bool v_idle = v.kind == Unit::Kind::Idle;
+        if (u.kind == Unit::Kind::Idle)
+          dominated = true;
+        else if (v_sched && v.priority >= 3)
+          dominated = true;
+        else if (u_sched && u.priority >= 3)
+          continue;
+        else if (u_sched && u.priority <= 1 && !v_idle)
+          dominated = true;
+        else if (v_sched && v.priority <= 1)
+          continue;
+        else if (!v_idle && v.seq < u.seq)
+          dominated = true;
+        if (dominated) break;
+      }
+    }
+    if (!dominated && (best == units_.size() || u.seq < units_[best].seq)) best = i;
+  }
+  return best;
+}
+
+void Runtime::run_unit(const Unit& unit) {
+  switch (unit.kind) {
+    case Unit::Kind::Locks: {
+      LockQueue& q = *lock_queue_list_[unit.index];
+      Job job = std::move(q.steps.front().second);
+      q.steps.pop_front();
+      job();
+      return;
+    }
+    case Unit::Kind::Task: {
+      Loop& loop = *loops_[unit.index];
+      auto& tasks = loop.queues[unit.queue].second;
+      LoopTask task = std::move(tasks.front());
+      tasks.pop_front();
+      task.job();
+      checkpoint(loop);
+      return;
+    }
+    case Unit::Kind::Scheduler: {
+      Loop& loop = *loops_[unit.index];
+      auto next = loop.scheduler.pop();
+      hooks_->run_task(loop, next->cookie);
+      checkpoint(loop);
+      return;
+    }
+    case Unit::Kind::Idle: {
+      Loop& loop = *loops_[unit.index];
+      hooks_->run_idle(loop);
+      checkpoint(loop);
+      return;
+    }
+  }
+}
+
+void Runtime::settle() {
+  for (std::uint64_t guard = 0; guard < 100'000'000; ++guard) {
+    collect_units();
+    if (units_.empty()) return;
+    const std::size_t chosen = choose();
+    const Unit unit = units_[chosen];
+    run_unit(unit);
+  }
+  throw std::runtime_error("the world did not settle within 10^8 units");
+}
+
+void Runtime::advance_time(std::uint64_t ms) {
+  const std::uint64_t target = now_ + ms;
+  while (!timers_.empty() && timers_.begin()->first <= target) {
+    now_ = timers_.begin()->first;
+    std::vector<Job> due;
+    auto range = timers_.equal_range(now_);
+    for (auto it = range.first; it != range.second; ++it) due.push_back(std::move(it->second.job));
+    timers_.erase(range.first, range.second);
+    for (Job& job : due) job();
+    settle();
+  }
+  now_ = target;
+}
+
+// --- Signals (dom#aborting-ongoing-activities) ---
+
+Signal* Runtime::new_signal(Env* env) {
+  signals_.emplace_back();
+  signals_.back().env = env;
+  return &signals_.back();
+}
+
+int Runtime::add_algorithm(Signal* s, Job job) {
+  if (s->aborted()) return 0;
+  const int handle = s->next_handle++;
+  s->algorithms.emplace(handle, std::move(job));
+  return handle;
+}
+
+void Runtime::remove_algorithm(Signal* s, int handle) {
+  s->algorithms.erase(handle);
+}
+
+void Runtime::signal_abort(Signal* s, Value reason) {
+  if (s->aborted()) return;
+  s->reason = reason.is_undefined()
+                  ? Value::dom_exception("AbortError", "signal is aborted without reason")
+                  : std::move(reason);
+  std::vector<Signal*> to_abort;
+  for (Signal* d : s->dependents) {
+    if (d->aborted()) continue;
+    d->reason = s->reason;
+    to_abort.push_back(d);
+  }
+  const auto run_abort_steps = [](Signal* signal) {
+    auto algorithms = std::move(signal->algorithms);
+    signal->algorithms.clear();
+    for (auto& [handle, job] : algorithms) job();
+  };
+  run_abort_steps(s);
+  for (Signal* d : to_abort) run_abort_steps(d);
+}
+
+void Runtime::make_dependent(Signal* result, const std::vector<Signal*>& signals) {
+  for (Signal* s : signals)
+    if (s->aborted()) {
+      result->reason = s->reason;
+      return;
+    }
+  result->dependent = true;
+  const auto add_unique = [](std::vector<Signal*>& set, Signal* item) {
+    if (std::find(set.begin(), set.end(), item) == set.end()) set.push_back(item);
+  };
+  for (Signal* s : signals) {
+    if (!s->dependent) {
+      add_unique(result->sources, s);
+      add_unique(s->dependents, result);
+    } else {
+      for (Signal* source : s->sources) {
+        add_unique(result->sources, source);
+        add_unique(source->dependents, result);
+      }
+    }
+  }
+}
+
+void Runtime::log(Env* env, const char* event, std::vector<std::pair<std::string, Value>> members) {
+  log_.events.push_back(Event{step_, env->agent->id, event, std::move(members)});
+}
+
+}  // namespace lockstep::impl

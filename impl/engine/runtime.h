@@ -1,0 +1,229 @@
+// The host the impl engine replays traces on: agents on event loops, ECMAScript promises, a lock
+// task queue per user agent, a virtual clock, DOM abort signals, and the choice points of
+// docs/interpretations.md I-1, I-2, I-17 and I-19. It has the same observable behaviour as the spec
+// model's platform, with structures chosen for speed: pooled objects, per-loop task queues indexed
+// by source, continuation state as an immutable list shared by pointer (a clone is a copy of the
+// pointer), and no per-unit rebuilding of what does not change.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "lockstep/error.h"
+#include "lockstep/impl/task_scheduler.h"
+#include "lockstep/log.h"
+#include "lockstep/trace.h"
+
+namespace lockstep::impl {
+
+using Job = std::function<void()>;
+
+struct Loop;
+class Runtime;
+
+struct Env {
+  const Agent* agent = nullptr;
+  Loop* loop = nullptr;
+  bool is_window = true;
+  bool fully_active = true;
+  bool terminated = false;
+  void* scheduler = nullptr;  // the Scheduler object of this global (scheduling binding)
+  void* locks = nullptr;      // the LockManager it uses (web locks binding)
+  std::uint32_t lock_agent = 0;
+};
+
+// scheduling#continuation-state: an immutable list of (key, value); HostMakeJobCallback's clone
+// and the microtask's clone share it, and setting a value makes a new head.
+struct ContinuationNode {
+  const void* key;
+  const void* value;
+  const ContinuationNode* next;
+};
+
+struct LoopTask {
+  std::uint64_t seq;
+  Env* env;
+  Job job;
+};
+
+struct Loop {
+  std::string name;
+  std::vector<std::pair<std::string, std::deque<LoopTask>>> queues;  // per source, first-use order
+  std::deque<std::pair<Env*, Job>> microtasks;
+  bool in_checkpoint = false;
+  const ContinuationNode* continuation = nullptr;
+  TaskScheduler scheduler;              // every Scheduler of the loop queues here
+  std::vector<std::string> unit_names;  // "loop:<name>/<source>", by queue index
+  std::string scheduler_unit, idle_unit;
+};
+
+// A promise (ECMA-262 #sec-promise-objects).
+struct Promise;
+struct JsValue {
+  Value data;
+  Promise* promise = nullptr;
+  JsValue() = default;
+  JsValue(Value v) : data(std::move(v)) {}
+  JsValue(Promise* p) : promise(p) {}
+};
+
+struct Completion {
+  bool thrown = false;
+  JsValue value;
+};
+
+using Handler = std::function<Completion(const Value&)>;
+
+struct Reaction {
+  Promise* derived = nullptr;
+  bool is_fulfill = true;
+  Handler handler;
+  const ContinuationNode* continuation = nullptr;
+};
+
+struct Promise {
+  enum class State : std::uint8_t { Pending, Fulfilled, Rejected };
+  Env* env = nullptr;
+  State state = State::Pending;
+  bool already_resolved = false;  // of the resolving functions made with it
+  Value result;
+  std::vector<Reaction> fulfill_reactions, reject_reactions;
+};
+
+// DOM AbortSignal, and TaskSignal when is_task_signal.
+struct Signal {
+  Env* env = nullptr;
+  std::string trace_id;
+  Value reason;  // undefined while not aborted
+  bool aborted() const { return !reason.is_undefined(); }
+  std::map<int, Job> algorithms;  // in the order added; removal by handle is O(log n)
+  int next_handle = 1;
+  bool dependent = false;
+  std::vector<Signal*> sources, dependents;
+  // TaskSignal
+  bool is_task_signal = false;
+  Priority priority = Priority::UserVisible;
+  bool priority_changing = false;
+  Signal* priority_source = nullptr;
+  bool task_dependent = false;
+  std::vector<Signal*> task_dependents;
+  std::vector<std::pair<TaskScheduler*, QueueId>> queues;  // dynamic queues following it
+  std::vector<std::function<void(Priority previous)>> prioritychange_listeners;
+};
+
+struct ReplayFailure {
+  Error error;
+};
+
+class Runtime {
+ public:
+  explicit Runtime(const Trace& trace);
+  ~Runtime();
+
+  Env* env(const std::string& id);
+  const std::vector<std::unique_ptr<Env>>& envs() const { return envs_; }
+
+  // Promises
+  Promise* new_promise(Env* env);
+  void resolve(Promise* p, const JsValue& value);
+  void reject(Promise* p, const Value& reason);
+  Promise* promise_resolve(Env* env, const JsValue& x);
+  Promise* promise_rejected_with(Env* env, const Value& reason);
+  void then(Promise* p, Handler on_fulfilled, Handler on_rejected, Promise* derived);
+
+  // Event loops
+  void queue_task(Env* env, const char* source, Job job);
+  void queue_microtask(Env* env, Job job, bool ignore_continuation = false);
+  void lock_task(const std::string& partition, Job job);
+  void after_timeout(std::uint64_t ms, Job job);
+  std::uint64_t next_seq() { return next_seq_++; }
+  void run_task_now(Env* env, const Job& job);
+  void settle();
+  void advance_time(std::uint64_t ms);
+  void terminate(Env* env);
+  // The window's document is no longer fully active: its tasks will never be runnable (I-9), so
+  // they go now; its microtasks still run.
+  void unload(Env* env);
+  // Continuation state of the loop (scheduling#sec-patches-html-event-loop-definitions).
+  const ContinuationNode* continuation(Loop& loop) const { return loop.continuation; }
+  void set_continuation_value(Loop& loop, const void* key, const void* value);
+  const void* continuation_value(const Loop& loop, const void* key) const;
+
+  // Signals
+  Signal* new_signal(Env* env);
+  int add_algorithm(Signal* s, Job job);
+  void remove_algorithm(Signal* s, int handle);
+  void signal_abort(Signal* s, Value reason);
+  void make_dependent(Signal* result, const std::vector<Signal*>& signals);
+
+  // What the scheduling binding offers the event loop (the HTML patch).
+  struct SchedulerHooks {
+    virtual ~SchedulerHooks() = default;
+    virtual std::uint64_t task_seq(void* cookie) = 0;
+    virtual void run_task(Loop& loop, void* cookie) = 0;
+    virtual std::optional<std::uint64_t> next_idle(Loop& loop) = 0;
+    virtual void run_idle(Loop& loop) = 0;
+  };
+  void set_scheduler_hooks(SchedulerHooks* hooks) { hooks_ = hooks; }
+
+  // Log and choices
+  void set_step(int step) { step_ = step; }
+  void log(Env* env, const char* event, std::vector<std::pair<std::string, Value>> members);
+  Log take_log() { return std::move(log_); }
+  std::vector<std::string> take_choices() { return std::move(choices_); }
+
+ private:
+  struct Unit {
+    enum class Kind : std::uint8_t { Locks, Task, Scheduler, Idle } kind;
+    std::size_t index;  // lock queue or loop index
+    std::size_t queue;  // task queue index within the loop
+    std::uint64_t seq;
+    int priority;
+    const std::string* name;
+  };
+  void collect_units();
+  std::size_t choose();
+  std::size_t canonical(const std::vector<std::size_t>& candidates) const;
+  void run_unit(const Unit& unit);
+  void checkpoint(Loop& loop);
+  bool runnable(const LoopTask& task) const;
+  void trigger(Promise* p, std::vector<Reaction> reactions, bool fulfilled);
+  void settle_promise(Promise* p, Promise::State state, const Value& value);
+
+  std::vector<std::unique_ptr<Env>> envs_;
+  std::map<std::string, Env*> env_by_id_;
+  std::vector<std::unique_ptr<Loop>> loops_;
+  struct LockQueue {
+    std::string unit_name;
+    std::deque<std::pair<std::uint64_t, Job>> steps;
+  };
+  std::map<std::string, LockQueue> lock_queues_;
+  std::vector<LockQueue*> lock_queue_list_;
+  struct Timer {
+    std::uint64_t due, order;
+    Job job;
+  };
+  std::multimap<std::uint64_t, Timer> timers_;  // by due time, then insertion
+  std::uint64_t now_ = 0;
+  std::uint64_t next_seq_ = 1;
+  std::vector<std::string> pinned_;
+  std::string schedule_pointer_;
+  std::size_t next_pin_ = 0;
+  std::vector<std::string> choices_;
+  std::vector<Unit> units_;
+  int step_ = 0;
+  Log log_;
+  SchedulerHooks* hooks_ = nullptr;
+  std::deque<Promise> promises_;
+  std::deque<Signal> signals_;
+  std::deque<ContinuationNode> continuation_nodes_;
+};
+
+}  // namespace lockstep::impl

@@ -1,0 +1,59 @@
+// navigator.locks on the impl runtime: the API's checks, promises and tasks around the LockManager
+// core (lockstep/impl/lock_manager.h), which does all the queueing and granting.
+#pragma once
+
+#include <deque>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "host.h"
+#include "lockstep/impl/lock_manager.h"
+
+namespace lockstep::impl {
+
+struct LockRequestOptions {
+  Mode mode = Mode::Exclusive;
+  bool if_available = false;
+  bool steal = false;
+  Signal* signal = nullptr;
+};
+
+class WebLocksBinding : public LockManager::Observer {
+ public:
+  WebLocksBinding(Runtime& rt, Host& host) : rt_(rt), host_(host) {}
+
+  // LockManager.request(); options absent is the two-argument overload.
+  Promise* request(Env* env, const std::string& name, const LockRequestOptions& options,
+                   const CallbackRef& callback);
+  Promise* query(Env* env);
+  // The agent ends or its document unloads: its locks and requests go (on the lock task queue).
+  void terminate_remaining_locks_and_requests(Env* env);
+
+  void granted(Ticket ticket, void* user) override;
+  void stolen(Ticket ticket, void* user) override;
+
+ private:
+  struct Request {
+    Env* env = nullptr;
+    LockManager* manager = nullptr;
+    std::string name;
+    Mode mode = Mode::Exclusive;
+    CallbackRef callback;
+    Promise* promise = nullptr;  // the request's promise, later the lock's released promise
+    Signal* signal = nullptr;
+    int abort_handle = 0;
+    Ticket ticket;
+    Promise* waiting = nullptr;
+  };
+  LockManager* manager_for(Env* env);  // null for an opaque origin
+  void release_when_settled(Request* r);
+
+  Runtime& rt_;
+  Host& host_;
+  std::map<std::pair<std::string, std::string>, std::unique_ptr<LockManager>> managers_;
+  std::deque<Request> requests_;
+};
+
+}  // namespace lockstep::impl
