@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # The test suite: unit tests, corpus replays, CLI contract and properties, built and run under the
-# release preset and again under ASan+UBSan. Installs what it needs first.
+# release preset, again under ASan+UBSan, and again under ThreadSanitizer. Installs what it needs first.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
 jobs=$(nproc)
-for preset in release asan; do
+for preset in release asan tsan; do
   echo "== $preset =="
   cmake --preset "$preset"
   cmake --build --preset "$preset" -j "$jobs"
