@@ -9,6 +9,23 @@
 
 namespace lockstep::gen {
 
+// What a generated world may contain: a target that lacks a feature leaves it out.
+struct Profile {
+  bool locks = true;
+  bool scheduling = true;
+  bool workers = true;
+  bool partitions = true;  // more than one storage partition
+  bool opaque = true;      // agents with an opaque origin
+  bool timers = true;      // setTimeout, AbortSignal.timeout, postTask delays, advanceTime
+  int min_agents = 1;
+  int max_agents = 6;
+};
+
+// Random worlds (1-3 partitions, 1-3 origins including opaque, up to six windows and workers,
+// windows sharing an event loop) and scripts over every op, with nested callback bodies and
+// invalid option combinations; sizes grow with RapidCheck's size.
+rc::Gen<Trace> world_trace(Profile profile = {});
+
 rc::Gen<Trace> web_locks_trace();
 // Web Locks and Prioritized Task Scheduling together (TaskControllers, posted tasks that yield).
 rc::Gen<Trace> mixed_trace();

@@ -7,6 +7,7 @@
 #include <random>
 #include <set>
 
+#include "engines.h"
 #include "lockstep/impl_engine.h"
 #include "lockstep/log_compare.h"
 #include "lockstep/spec_engine.h"
@@ -14,25 +15,6 @@
 
 namespace lockstep {
 namespace {
-
-// Empty when both engines agree; otherwise what differs.
-std::string disagreement(const Trace& trace) {
-  RunOutcome spec = make_spec_engine()->run(trace, {});
-  RunOutcome impl = make_impl_engine()->run(trace, {});
-  if (spec.ok() != impl.ok())
-    return std::string("spec ") +
-           (spec.ok() ? "ran" : "failed: " + spec.failure().error.to_string()) + ", impl " +
-           (impl.ok() ? "ran" : "failed: " + impl.failure().error.to_string());
-  if (!spec.ok()) {
-    const RunFailure &s = spec.failure(), &i = impl.failure();
-    if (s.kind != i.kind || s.error.to_string() != i.error.to_string())
-      return "spec failed with " + s.error.to_string() + ", impl with " + i.error.to_string();
-    return {};
-  }
-  if (auto diff = first_difference(spec.result().log, impl.result().log)) return *diff;
-  if (spec.result().choices != impl.result().choices) return "the choices taken differ";
-  return {};
-}
 
 std::vector<std::filesystem::path> corpus_traces() {
   std::vector<std::filesystem::path> out;

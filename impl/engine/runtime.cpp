@@ -303,8 +303,12 @@ std::size_t Runtime::choose() {
     }
     if (candidates.size() > 1 && !any_lock_queue) candidates = {canonical(candidates)};
     if (candidates.empty() || (any_lock_queue && candidates.size() > 1)) {
+      // Listed in name order, as the spec engine lists them.
+      std::vector<std::string> sorted;
+      for (const Unit& u : units_) sorted.push_back(*u.name);
+      std::sort(sorted.begin(), sorted.end());
       std::string names;
-      for (const Unit& u : units_) names += (names.empty() ? "" : ", ") + *u.name;
+      for (const std::string& n : sorted) names += (names.empty() ? "" : ", ") + n;
       throw ReplayFailure{
           Error{"/schedule/" + std::to_string(next_pin_),
                 "choice \"" + pin + "\" " +

@@ -24,7 +24,9 @@ SchedulingBinding::Scheduler* SchedulingBinding::scheduler(Env* env) {
   return static_cast<Scheduler*>(env->scheduler);
 }
 
-// scheduling#create-a-task-handle: aborting rejects the result and takes a queued task out.
+// scheduling#create-a-task-handle: aborting rejects the result and takes a queued task out (4.1,
+// 4.2.1), and a queue left empty runs its removal steps (4.2.2), even when the task had already
+// left it: the spec only asks whether the handle has a task.
 SchedulingBinding::Handle* SchedulingBinding::create_a_task_handle(Promise* result,
                                                                    Signal* signal) {
   handles_.emplace_back();
@@ -33,51 +35,85 @@ SchedulingBinding::Handle* SchedulingBinding::create_a_task_handle(Promise* resu
   if (signal)
     handle->abort_handle = rt_.add_algorithm(signal, [this, handle, result] {
       rt_.reject(result, handle->signal->reason);
-      if (handle->task) handle->scheduler->remove(handle->task);
+      if (!handle->queue) return;
+      take_out(handle);
+      if (handle->queue->tasks == 0) removal_steps(handle->queue);
     });
   return handle;
 }
 
+// scheduling#scheduler-task-queue-remove for the handle's task, if it is still in its queue.
+void SchedulingBinding::take_out(Handle* handle) {
+  if (!handle->in_queue) return;
+  handle->in_queue = false;
+  --handle->queue->tasks;
+  handle->scheduler->remove(handle->task);  // a no-op for an orphaned queue's cleared task
+}
+
+// The removal steps of #select-the-scheduler-task-queue 1.1.1.1 / 2.2.1.1: remove the map entry
+// of the queue's key, whichever queue holds it now. When that is a newer queue with tasks, they
+// can never run again (spec issue, kept literally): they leave the core queue.
+void SchedulingBinding::removal_steps(LogicalQueue* queue) {
+  Slot& slot = *queue->slot;
+  LogicalQueue* removed = slot.current;
+  slot.current = nullptr;
+  // The core queue holds only the current queue's tasks, so clearing it drops exactly those.
+  if (removed && removed != queue && removed->tasks > 0) slot.core->clear(slot.physical);
+}
+
 // scheduling#select-the-scheduler-task-queue: a dynamic queue per (signal, continuation) for a
 // signal whose priority can change, else the static queue per (priority, continuation).
-QueueId SchedulingBinding::select_the_scheduler_task_queue(Scheduler* s,
-                                                           const SchedulingState& state,
-                                                           bool is_continuation) {
+SchedulingBinding::LogicalQueue* SchedulingBinding::select_the_scheduler_task_queue(
+    Scheduler* s, const SchedulingState& state, bool is_continuation) {
   TaskScheduler& core = s->env->loop->scheduler;
   Signal* signal = state.priority_signal;
+  Slot* slot = nullptr;
   if (signal && !has_fixed_priority(*signal)) {
-    auto [it, inserted] = s->dynamic_queues.try_emplace({signal, is_continuation}, 0);
-    if (inserted) {
-      it->second = core.create_queue(signal->priority, is_continuation);
-      s->queues.push_back(it->second);
-      signal->queues.emplace_back(&core, it->second);  // follows the signal's priority
+    slot = &s->dynamic_slots[{signal, is_continuation}];
+    if (!slot->made) {
+      slot->core = &core;
+      slot->physical = core.create_queue(signal->priority, is_continuation);
+      slot->made = true;
+      s->queues.push_back(slot->physical);
+      signal->queues.emplace_back(&core, slot->physical);  // follows the signal's priority
     }
-    return it->second;
+  } else {
+    const Priority priority = signal ? signal->priority : state.fixed;
+    slot = &s->static_slots[static_cast<int>(priority)][is_continuation ? 1 : 0];
+    if (!slot->made) {
+      slot->core = &core;
+      slot->physical = core.create_queue(priority, is_continuation);
+      slot->made = true;
+      s->queues.push_back(slot->physical);
+    }
   }
-  const Priority priority = signal ? signal->priority : state.fixed;
-  const auto p = static_cast<int>(priority);
-  const int c = is_continuation ? 1 : 0;
-  if (!s->has_static[p][c]) {
-    s->static_queues[p][c] = core.create_queue(priority, is_continuation);
-    s->has_static[p][c] = true;
-    s->queues.push_back(s->static_queues[p][c]);
+  if (!slot->current) {  // 1.1.1 / 2.2.1: the key has no queue: make one
+    logical_queues_.emplace_back();
+    logical_queues_.back().slot = slot;
+    slot->current = &logical_queues_.back();
   }
-  return s->static_queues[p][c];
+  return slot->current;
 }
 
 // scheduling#schedule-a-task-to-invoke-an-algorithm. A global that can run no more tasks keeps
 // none (its task would never be runnable).
-void SchedulingBinding::schedule_a_task(Scheduler* s, Handle* handle, QueueId queue, Job steps) {
+void SchedulingBinding::schedule_a_task(Scheduler* s, Handle* handle, LogicalQueue* queue,
+                                        Job steps) {
   Env* env = s->env;
   if (env->terminated || (env->is_window && !env->fully_active)) return;
-  tasks_.push_back(Task{rt_.next_seq(), [handle, this, steps = std::move(steps)] {
+  tasks_.push_back(Task{rt_.next_seq(), handle, [handle, this, steps = std::move(steps)] {
                           steps();
-                          // Task complete steps: stop listening for abort.
+                          // Task complete steps (create-a-task-handle 5): stop listening for
+                          // abort; an emptied queue runs its removal steps.
                           if (handle->signal)
                             rt_.remove_algorithm(handle->signal, handle->abort_handle);
+                          if (handle->queue->tasks == 0) removal_steps(handle->queue);
                         }});
   handle->scheduler = &env->loop->scheduler;
-  handle->task = handle->scheduler->enqueue(queue, &tasks_.back());
+  handle->queue = queue;
+  handle->in_queue = true;
+  ++queue->tasks;
+  handle->task = handle->scheduler->enqueue(queue->slot->physical, &tasks_.back());
 }
 
 // scheduling#schedule-a-posttask-task
@@ -99,7 +135,7 @@ Promise* SchedulingBinding::post_task(Env* env, const CallbackRef& callback,
     state->priority_signal = signal;
   Handle* handle = create_a_task_handle(result, signal);
   auto enqueue_steps = [this, s, handle, state, callback, result] {
-    const QueueId queue = select_the_scheduler_task_queue(s, *state, false);
+    LogicalQueue* queue = select_the_scheduler_task_queue(s, *state, false);
     schedule_a_task(s, handle, queue, [this, s, state, callback, result] {
       Loop& loop = *s->env->loop;
       rt_.set_continuation_value(loop, s, state);  // set the current scheduling state
@@ -138,7 +174,7 @@ Promise* SchedulingBinding::yield(Env* env) {
     priority_only.fixed = inherited->fixed;
   }
   Handle* handle = create_a_task_handle(result, abort_source);
-  const QueueId queue = select_the_scheduler_task_queue(s, priority_only, true);
+  LogicalQueue* queue = select_the_scheduler_task_queue(s, priority_only, true);
   schedule_a_task(s, handle, queue, [this, result] { rt_.resolve(result, JsValue(Value())); });
   return result;
 }
@@ -202,7 +238,11 @@ std::uint64_t SchedulingBinding::task_seq(void* cookie) {
 }
 
 void SchedulingBinding::run_task(Loop&, void* cookie) {
-  static_cast<Task*>(cookie)->steps();
+  Task* task = static_cast<Task*>(cookie);
+  // The event loop took the task out of its queue (the core popped it).
+  task->handle->in_queue = false;
+  --task->handle->queue->tasks;
+  task->steps();
 }
 
 std::optional<std::uint64_t> SchedulingBinding::next_idle(Loop& loop) {

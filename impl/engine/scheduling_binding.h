@@ -40,15 +40,33 @@ class SchedulingBinding : public Runtime::SchedulerHooks {
     Signal* priority_signal = nullptr;
     Priority fixed = Priority::UserVisible;
   };
+  // A key of a scheduler task queue map ((priority or signal, continuation)) and the one core
+  // queue that serves it. The spec makes a new queue whenever the key has none and removes the
+  // key's entry when a queue empties; `current` is that entry. Reusing the core queue is the same
+  // as making a new one: a queue leaves the map only empty, or orphaned (below) and then cleared.
+  struct LogicalQueue;
+  struct Slot {
+    TaskScheduler* core = nullptr;
+    QueueId physical = 0;
+    bool made = false;
+    LogicalQueue* current = nullptr;  // null: the map has no entry for this key
+  };
+  // One queue object of the spec: the tasks it holds. An orphaned queue (removed from the map by a
+  // stale removal, docs/spec-issues.md, scheduling 1) keeps its tasks, which never run.
+  struct LogicalQueue {
+    Slot* slot = nullptr;
+    int tasks = 0;
+  };
   struct Scheduler {
     Env* env = nullptr;
-    QueueId static_queues[3][2] = {};
-    bool has_static[3][2] = {};
-    std::map<std::pair<Signal*, bool>, QueueId> dynamic_queues;
+    Slot static_slots[3][2];
+    std::map<std::pair<Signal*, bool>, Slot> dynamic_slots;
     std::vector<QueueId> queues;
   };
+  struct Handle;
   struct Task {
     std::uint64_t seq = 0;
+    Handle* handle = nullptr;
     Job steps;
   };
   struct Handle {
@@ -56,13 +74,17 @@ class SchedulingBinding : public Runtime::SchedulerHooks {
     int abort_handle = 0;
     TaskTicket task;
     TaskScheduler* scheduler = nullptr;
+    LogicalQueue* queue = nullptr;
+    bool in_queue = false;  // its task is (logically) still in `queue`
   };
 
   Scheduler* scheduler(Env* env);
-  QueueId select_the_scheduler_task_queue(Scheduler* s, const SchedulingState& state,
-                                          bool is_continuation);
-  void schedule_a_task(Scheduler* s, Handle* handle, QueueId queue, Job steps);
+  LogicalQueue* select_the_scheduler_task_queue(Scheduler* s, const SchedulingState& state,
+                                                bool is_continuation);
+  void schedule_a_task(Scheduler* s, Handle* handle, LogicalQueue* queue, Job steps);
   Handle* create_a_task_handle(Promise* result, Signal* signal);
+  void take_out(Handle* handle);
+  void removal_steps(LogicalQueue* queue);
 
   Runtime& rt_;
   Host& host_;
@@ -70,6 +92,7 @@ class SchedulingBinding : public Runtime::SchedulerHooks {
   std::deque<Task> tasks_;
   std::deque<Handle> handles_;
   std::deque<SchedulingState> states_;
+  std::deque<LogicalQueue> logical_queues_;
   struct IdleRequest {
     std::uint64_t seq;
     CallbackRef callback;

@@ -13,6 +13,8 @@
 // - The spec removes a queue from its scheduler's map once it is empty and makes a new one on the
 //   next use. A kept empty queue is the same to script: it is found under the same key, has the
 //   key's priority (a dynamic queue follows its signal's priority either way) and holds no tasks.
+//   The one way the spec's removal shows (a stale removal that strands a newer queue's tasks) is
+//   the embedder's to model: the impl engine does it in engine/scheduling_binding.h with clear().
 #include "lockstep/impl/task_scheduler.h"
 
 #include <limits>

@@ -168,8 +168,12 @@ std::size_t World::choose(const std::vector<Unit>& units) {
     }
     if (candidates.size() > 1 && pin != "locks") candidates = {canonical(units, candidates)};
     if (candidates.empty() || (pin == "locks" && candidates.size() > 1)) {
+      // Listed in name order: the order units are collected in is not part of the model.
+      std::vector<std::string> sorted;
+      for (const Unit& u : units) sorted.push_back(u.name);
+      std::sort(sorted.begin(), sorted.end());
       std::string names;
-      for (const Unit& u : units) names += (names.empty() ? "" : ", ") + u.name;
+      for (const std::string& n : sorted) names += (names.empty() ? "" : ", ") + n;
       throw ReplayError{
           Error{"/schedule/" + std::to_string(next_pin_),
                 "choice \"" + pin + "\" " +
