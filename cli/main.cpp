@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "commands.h"
+#include "fuzz.h"
 
 int main(int argc, char** argv) {
   CLI::App app{
@@ -41,6 +42,24 @@ int main(int argc, char** argv) {
                        "Report the spec steps the whole corpus exercised");
   corpus_cmd->add_flag("-v,--verbose", corpus.verbose, "A line for every trace, not only failures");
 
+  lockstep::cli::FuzzArgs fuzz;
+  auto* fuzz_cmd = app.add_subcommand(
+      "fuzz", "Run the property suite on generated traces for a while; keep every counterexample");
+  fuzz_cmd->add_option("--minutes", fuzz.minutes, "How long to run")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  fuzz_cmd->add_option("--seed", fuzz.seed, "The first seed (each round takes the next)")
+      ->capture_default_str();
+  fuzz_cmd->add_option("--out", fuzz.out, "Where counterexamples go (trace + .txt per failure)")
+      ->capture_default_str();
+  fuzz_cmd->add_option("--property", fuzz.property, "Only this property (default: all)");
+  fuzz_cmd->add_option("--cases", fuzz.cases, "Cases per property and seed")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  fuzz_cmd->add_option("--max-size", fuzz.max_size, "RapidCheck's largest size")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -51,6 +70,7 @@ int main(int argc, char** argv) {
     if (*run_cmd) return lockstep::cli::run_command(run);
     if (*validate_cmd) return lockstep::cli::validate_command(validate_trace);
     if (*corpus_cmd) return lockstep::cli::corpus_command(corpus);
+    if (*fuzz_cmd) return lockstep::cli::fuzz_command(fuzz);
   } catch (const std::exception& e) {
     std::cerr << "lockstep: internal error: " << e.what() << "\n";
     return 1;

@@ -1,231 +1,30 @@
-// Properties over generated worlds (world_generator.cpp): validity, the two engines under random
-// schedules, isolation between storage keys, renaming, and the lock invariants visible in the log.
-// A failure writes the (shrunk) trace where `lockstep run` replays it: see README.md.
+// The world properties (world_properties.cpp) under GoogleTest, with CI's fixed seed and budget.
+#include "world_properties.h"
+
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
-#include <map>
-#include <set>
-
-#include "counterexamples.h"
-#include "engines.h"
-#include "generators.h"
-#include "lockstep/trace_io.h"
-
-namespace lockstep {
+namespace lockstep::properties {
 namespace {
 
-// The generated trace as the reader sees it (pointers filled in); fails the property if the
-// reader refuses it: every generated trace must pass `lockstep validate`.
-Trace validated(const Trace& generated) {
-  auto read = read_trace(write_trace(generated));
-  if (!read.ok())
-    RC_FAIL(counterexample("invalid", generated, "not valid: " + read.error().to_string()));
-  return read.value();
-}
-
-Log spec_log(const Trace& trace, const char* property) {
-  RunOutcome run = make_spec_engine()->run(trace, {});
-  if (!run.ok()) RC_FAIL(counterexample(property, trace, run.failure().error.to_string()));
-  return run.result().log;
-}
-
 RC_GTEST_PROP(Worlds, GeneratedTracesAreValidAndReplayOnBothEngines, ()) {
-  const Trace trace = validated(*gen::world_trace());
-  if (auto diff = disagreement(trace); !diff.empty())
-    RC_FAIL(counterexample("engines-disagree", trace, diff));
-  spec_log(trace, "spec-replay-failed");
+  generated_traces_are_valid_and_replay_on_both_engines();
 }
-
-// A schedule pinned at random among the choices the spec engine reports: both engines take the
-// same path or refuse the same pin.
 RC_GTEST_PROP(Worlds, EnginesAgreeUnderRandomSchedules, ()) {
-  Trace trace = validated(*gen::world_trace());
-  RunOutcome unpinned = make_spec_engine()->run(trace, {});
-  RC_ASSERT(unpinned.ok());
-  std::set<std::string> names;
-  for (const std::string& c : unpinned.result().choices) {
-    names.insert(c);
-    if (c.rfind("loop:", 0) == 0) names.insert(c.substr(0, c.find('/')));
-  }
-  RC_CLASSIFY(names.empty(), "no choice point");
-  if (names.empty()) return;
-  const std::vector<std::string> vocabulary(names.begin(), names.end());
-  trace.schedule = *rc::gen::container<std::vector<std::string>>(
-      *rc::gen::inRange<std::size_t>(1, 12), rc::gen::elementOf(vocabulary));
-  if (auto diff = disagreement(trace); !diff.empty())
-    RC_FAIL(counterexample("engines-disagree-pinned", trace, diff));
+  engines_agree_under_random_schedules();
 }
-
-// The storage key of an agent: the lock manager it uses (opaque origins have none of their own).
-std::string storage_key(const Agent& a) {
-  return a.origin == "opaque" ? "opaque:" + a.id : a.partition + " " + a.origin;
-}
-
-// Noninterference: deleting every step of the agents of one partition, one origin, or one storage
-// key leaves every other agent's events unchanged (docs/interpretations.md I-3 for why a deleted
-// step leaves a placeholder).
 RC_GTEST_PROP(Worlds, DeletingOnePartitionOrOriginLeavesTheOthersUnchanged, ()) {
-  gen::Profile two_or_more;
-  two_or_more.min_agents = 2;
-  Trace trace = *gen::world_trace(two_or_more);
-  // Every step settles: leftovers of a `"settle": false` step before `advanceTime` would race with
-  // the first due timer, whichever agent's it is (I-4), so another agent's timer may move them.
-  for (Action& step : trace.steps) step.settle = true;
-  trace = validated(trace);
-  const int by = *rc::gen::inRange(0, 3);  // 0: partition, 1: origin, 2: storage key
-  const Agent& chosen = *rc::gen::elementOf(trace.agents);
-  std::set<std::string> removed;
-  for (const Agent& a : trace.agents)
-    if ((by == 0 && a.partition == chosen.partition) || (by == 1 && a.origin == chosen.origin) ||
-        (by == 2 && storage_key(a) == storage_key(chosen)))
-      removed.insert(a.id);
-  RC_CLASSIFY(removed.size() == trace.agents.size(), "nothing left");
-  if (removed.size() == trace.agents.size()) return;
-  Trace smaller = trace;
-  smaller.steps.clear();
-  // A deleted step leaves an empty task of an idle agent in its place, so that the world settles
-  // at the same points (a `"settle": false` step's leftovers run during the next step's settling:
-  // that timing is the trace's, not an interference between agents).
-  Agent idle;
-  idle.id = "idle";
-  idle.origin = "https://idle.test";
-  idle.partition = "idle";
-  idle.event_loop = idle.id;
-  smaller.agents.push_back(idle);
-  for (const Action& step : trace.steps) {
-    if (!removed.count(step.agent)) {
-      smaller.steps.push_back(step);
-      continue;
-    }
-    Action placeholder;
-    placeholder.op = Op::Run;
-    placeholder.agent = idle.id;
-    placeholder.settle = step.settle;
-    smaller.steps.push_back(placeholder);
-  }
-  smaller = validated(smaller);
-  const Log whole = spec_log(trace, "isolation-whole");
-  const Log part = spec_log(smaller, "isolation-part");
-  std::map<std::string, std::vector<Event>> expected, actual;
-  for (const Event& e : whole.events)
-    if (!removed.count(e.agent)) expected[e.agent].push_back(e);
-  for (const Event& e : part.events) actual[e.agent].push_back(e);
-  for (auto& [agent, events] : expected) {
-    const auto& got = actual[agent];
-    if (got.size() != events.size())
-      RC_FAIL(counterexample("isolation", trace,
-                             "agent " + agent + ": " + std::to_string(events.size()) +
-                                 " events with the others, " + std::to_string(got.size()) +
-                                 " without"));
-    for (std::size_t i = 0; i < events.size(); ++i) {
-      // Step numbers shift with the deletion (and leftovers of `"settle": false` steps may
-      // settle under another step): what must not change is each agent's sequence of events.
-      Event want = events[i];
-      want.step = got[i].step;
-      if (!(want == got[i]))
-        RC_FAIL(counterexample("isolation", trace,
-                               "agent " + agent + " event " + std::to_string(i) + " differs"));
-    }
-  }
+  deleting_one_partition_or_origin_leaves_the_others_unchanged();
 }
-
-// Renaming agents and resource names (to names that sort the other way) renames the log and
-// changes nothing else: nothing in either spec depends on how names compare.
-struct Renaming {
-  std::map<std::string, std::string> agents, names;
-  std::string agent(const std::string& s) const {
-    auto it = agents.find(s);
-    return it == agents.end() ? s : it->second;
-  }
-  std::string name(const std::string& s) const {
-    auto it = names.find(s);
-    return it == names.end() ? s : it->second;
-  }
-  void apply(std::vector<Action>& actions) const {
-    for (Action& a : actions) {
-      a.agent = agent(a.agent);
-      if (a.op == Op::Request) a.name = name(a.name);
-      if (a.callback) apply(a.callback->body);
-      apply(a.body);
-    }
-  }
-  // Snapshot entries ({name, mode, clientId}) inside a settled value.
-  Value apply(const Value& v) const {
-    if (v.kind() == Value::Kind::Array) {
-      std::vector<Value> items;
-      for (const Value& i : v.items()) items.push_back(apply(i));
-      return Value::array(std::move(items));
-    }
-    if (v.kind() != Value::Kind::Object) return v;
-    std::vector<std::pair<std::string, Value>> members;
-    for (const auto& [k, m] : v.members()) {
-      if (k == "name" && m.kind() == Value::Kind::String)
-        members.emplace_back(k, Value::string(name(m.as_string())));
-      else if (k == "clientId" && m.kind() == Value::Kind::String)
-        members.emplace_back(k, Value::string(agent(m.as_string())));
-      else
-        members.emplace_back(k, apply(m));
-    }
-    return Value::object(std::move(members));
-  }
-};
-
 RC_GTEST_PROP(Worlds, RenamingAgentsAndNamesRenamesTheLog, ()) {
-  const Trace trace = validated(*gen::world_trace());
-  Renaming r;
-  for (std::size_t i = 0; i < trace.agents.size(); ++i)
-    r.agents[trace.agents[i].id] = std::string("Z") + static_cast<char>('z' - i);
-  r.names = {{"n1", "x9"}, {"n2", "x8"}, {"n3", "x7"}, {"-reserved", "-other"}};
-  Trace renamed = trace;
-  for (Agent& a : renamed.agents) {
-    a.id = r.agent(a.id);
-    a.event_loop = r.agent(a.event_loop);  // default loops are named by their agent
-  }
-  r.apply(renamed.steps);
-  renamed = validated(renamed);
-  Log expected = spec_log(trace, "rename-original");
-  for (Event& e : expected.events) {
-    e.agent = r.agent(e.agent);
-    for (auto& [k, v] : e.members) v = r.apply(v);
-  }
-  const Log got = spec_log(renamed, "rename-renamed");
-  if (auto diff = first_difference(expected, got)) RC_FAIL(counterexample("rename", trace, *diff));
+  renaming_agents_and_names_renames_the_log();
 }
-
-// web-locks#grantable, as query() shows it: per name one exclusive holder alone, or shared ones.
 RC_GTEST_PROP(Worlds, SnapshotsNeverShowConflictingHolders, ()) {
-  const Trace trace = validated(*gen::world_trace());
-  for (const Event& e : spec_log(trace, "snapshot").events) {
-    const Value* value = e.member("value");
-    if (e.event != "settled" || !value || !value->member("held")) continue;
-    std::map<std::string, std::pair<int, int>> per_name;  // exclusive, shared
-    for (const Value& info : value->member("held")->items())
-      (info.member("mode")->as_string() == "exclusive"
-           ? per_name[info.member("name")->as_string()].first
-           : per_name[info.member("name")->as_string()].second)++;
-    for (const auto& [name, counts] : per_name)
-      if (counts.first > 1 || (counts.first == 1 && counts.second > 0))
-        RC_FAIL(counterexample("conflicting-holders", trace, "name " + name));
-  }
+  snapshots_never_show_conflicting_holders();
 }
-
-// Every request ends at most once, and its callback, if any, runs once and before the end.
 RC_GTEST_PROP(Worlds, EveryRequestEndsAtMostOnceAfterItsCallback, ()) {
-  const Trace trace = validated(*gen::world_trace());
-  std::map<std::string, int> settled, called;
-  for (const Event& e : spec_log(trace, "ends-once").events) {
-    if (e.event == "callback" || e.event == "task" || e.event == "idle") {
-      const char* key = e.event == "task" ? "task" : e.event == "idle" ? "id" : "request";
-      const std::string id = e.member(key)->as_string();
-      if (settled[id] != 0 || ++called[id] != 1)
-        RC_FAIL(counterexample("ends-once", trace, id + " called after it ended or twice"));
-    }
-    if (e.event == "settled" && ++settled[e.member("target")->as_string()] != 1)
-      RC_FAIL(
-          counterexample("ends-once", trace, e.member("target")->as_string() + " settled twice"));
-  }
+  every_request_ends_at_most_once_after_its_callback();
 }
 
 }  // namespace
-}  // namespace lockstep
+}  // namespace lockstep::properties

@@ -32,5 +32,11 @@ cmp -s "$tmp/stdout.json" "$tmp/file.json" || { echo "FAIL -o differs from stdou
 "$lockstep" run "$trace" --coverage > "$tmp/cov.json" 2> "$tmp/cov.err"
 grep -q '^coverage: web-locks: ' "$tmp/cov.err" || { echo "FAIL --coverage prints no summary"; fail=1; }
 cmp -s "$tmp/stdout.json" "$tmp/cov.json" || { echo "FAIL --coverage changed stdout"; fail=1; }
+# fuzz: a short clean run exits 0 and leaves no counterexample; a wrong property name is bad input.
+check 0 "fuzz" "$lockstep" fuzz --minutes 0.02 --seed 7 --cases 20 --out "$tmp/fuzz"
+[ -z "$(ls -A "$tmp/fuzz")" ] || { echo "FAIL fuzz left files on a clean run"; fail=1; }
+grep -q 'property runs (seeds 7\.\.' "$tmp/out" || { echo "FAIL fuzz prints no summary"; fail=1; }
+check 2 "fuzz unknown property" "$lockstep" fuzz --minutes 0.01 --property Nope --out "$tmp/fuzz"
+check 2 "fuzz zero minutes" "$lockstep" fuzz --minutes 0
 echo "exit codes: $([ $fail -eq 0 ] && echo ok || echo FAILED)"
 exit $fail

@@ -1,0 +1,25 @@
+// The properties over generated worlds, as plain functions: each draws its inputs with
+// RapidCheck's `*gen` and fails with RC_ASSERT / RC_FAIL, so it runs inside a RapidCheck check,
+// under GoogleTest (world_properties_test.cpp) or `lockstep fuzz`.
+#pragma once
+
+#include <vector>
+
+namespace lockstep::properties {
+
+struct Property {
+  const char* name;
+  void (*body)();
+};
+
+void generated_traces_are_valid_and_replay_on_both_engines();
+void engines_agree_under_random_schedules();
+void deleting_one_partition_or_origin_leaves_the_others_unchanged();
+void renaming_agents_and_names_renames_the_log();
+void snapshots_never_show_conflicting_holders();
+void every_request_ends_at_most_once_after_its_callback();
+
+// Every property above, by name.
+const std::vector<Property>& world_properties();
+
+}  // namespace lockstep::properties
