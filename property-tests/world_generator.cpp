@@ -57,13 +57,16 @@ class WorldBuilder {
 
   Trace build(int size) {
     make_world();
-    const int steps = uniform(1, 4 + size / 2);
+    const int steps = uniform(1, 4 + size);
     for (int s = 0; s < steps && !live_.empty(); ++s) top_level_step();
     return std::move(trace_);
   }
 
  private:
   void make_world() {
+    // One to three resource names per world: with one, every request contends.
+    const int name_count = uniform(1, 4);
+    for (int i = 1; i <= name_count; ++i) names_.push_back("n" + std::to_string(i));
     const int partitions = profile_.partitions ? uniform(1, 4) : 1;
     std::vector<std::string> origins{"https://a.test", "https://b.test"};
     if (profile_.opaque) origins.push_back("opaque");
@@ -109,6 +112,20 @@ class WorldBuilder {
       a.ms = one_of<std::uint64_t>({1, 10, 50, 200});
     } else if (kind < 10) {
       a = lifecycle(who);
+    } else if (kind < 18 && profile_.scheduling) {
+      // A burst: one task posting several at once, so that priorities and signals decide.
+      a.op = Op::Run;
+      const int n = uniform(2, 5);
+      for (int i = 0; i < n; ++i) {
+        Action post;
+        post_task(post, who, scope, p + "/body/" + std::to_string(i), 1, false);
+        a.body.push_back(std::move(post));
+      }
+    } else if (kind < 24 && scope.gates.empty()) {
+      a.op = Op::NewPromise;  // gates that later lock callbacks await and later steps settle
+      a.id = fresh("g");
+      scope.promises.push_back(a.id);
+      scope.gates.push_back(a.id);
     } else {
       // Top-level actions are the body actions plus the ones that only make sense here.
       a = action(who, scope, p, /*depth=*/0, /*top=*/true);
@@ -146,7 +163,7 @@ class WorldBuilder {
       a.pointer = p;
       if (kind < 30 && profile_.locks) {
         request(a, who, scope, p, depth, top);
-      } else if (kind < 35 && profile_.locks) {
+      } else if (kind < 37 && profile_.locks) {
         a.op = Op::Query;
         a.id = fresh("q");
         if (top) scope.promises.push_back(a.id);
@@ -217,7 +234,7 @@ class WorldBuilder {
       } else if (kind < 87 && scheduling && window) {
         a.op = Op::RequestIdleCallback;
         a.id = fresh("idle");
-        a.callback = callback(who, scope, p + "/callback", depth + 1);
+        a.callback = callback(who, scope, p + "/callback", depth + 1, /*task=*/true);
       } else if (kind < 91 && depth < 2) {
         a.op = one_of({Op::Run, Op::QueueMicrotask, Op::SetTimeout});
         if (a.op == Op::Run && !top) continue;  // run is a top-level task of its own
@@ -251,7 +268,7 @@ class WorldBuilder {
                bool top) {
     a.op = Op::Request;
     a.id = fresh("r");
-    a.name = chance(3) ? "-reserved" : pick(std::vector<std::string>{"n1", "n2", "n3"});
+    a.name = chance(3) ? "-reserved" : pick(names_);
     if (chance(60)) {
       LockOptionsSpec o;
       o.mode = chance(50) ? LockMode::Exclusive : LockMode::Shared;
@@ -264,7 +281,7 @@ class WorldBuilder {
       if (flavour == 5) o.steal = true;
       a.lock_options = o;
     }
-    a.callback = callback(who, scope, p + "/callback", depth + 1);
+    a.callback = callback(who, scope, p + "/callback", depth + 1, /*task=*/false);
     if (top) scope.promises.push_back(a.id);
   }
 
@@ -277,14 +294,61 @@ class WorldBuilder {
     if (chance(40) && !scope.abort_signals.empty())
       a.task_options.signal = pick(scope.abort_signals);
     if (profile_.timers && chance(15)) a.task_options.delay = one_of<std::uint64_t>({0, 1, 10});
-    a.callback = callback(who, scope, p + "/callback", depth + 1);
+    a.callback = callback(who, scope, p + "/callback", depth + 1, /*task=*/true);
     if (top) scope.promises.push_back(a.id);
   }
 
-  Callback callback(const std::string& who, Scope& scope, const std::string& p, int depth) {
+  // A callback body. Contention needs locks that stay held: a lock callback often awaits a gate
+  // (a `newPromise` a later step settles), so requests queue up behind it; a task often yields, so
+  // continuations meet tasks posted meanwhile.
+  Callback callback(const std::string& who, Scope& scope, const std::string& p, int depth,
+                    bool task) {
     Callback cb;
     cb.pointer = p;
-    if (depth <= 2 && chance(50)) cb.body = body(who, scope, p + "/body", depth);
+    if (!task && !scope.gates.empty() && chance(60)) {
+      Action wait;
+      wait.op = Op::Await;
+      wait.target = pick(scope.gates);
+      cb.body.push_back(wait);
+    } else if (!task && chance(20)) {
+      // Held for good: the callback awaits a promise nothing settles.
+      Action forever;
+      forever.op = Op::NewPromise;
+      forever.id = fresh("g");
+      Action wait;
+      wait.op = Op::Await;
+      wait.target = forever.id;
+      cb.body.push_back(forever);
+      cb.body.push_back(wait);
+    }
+    if (depth <= 2 && chance(50)) {
+      std::vector<Action> more = body(who, scope, p + "/body", depth);
+      for (Action& a : more) cb.body.push_back(std::move(a));
+    }
+    if (task && profile_.scheduling && chance(20) && !scope.task_controllers.empty()) {
+      // A priority change while tasks of several queues wait (and from inside a task).
+      Action change;
+      change.op = Op::SetPriority;
+      change.controller = pick(scope.task_controllers);
+      change.priority = pick(std::vector(std::begin(kPriorities), std::end(kPriorities)));
+      cb.body.insert(cb.body.begin(), change);
+    }
+    if (task && profile_.scheduling && chance(35)) {
+      // A yield, sometimes after queuing a microtask that posts a task: that task is posted after
+      // the continuation and before it runs, where effective priorities decide.
+      if (depth <= 2 && chance(40)) {
+        Action micro;
+        micro.op = Op::QueueMicrotask;
+        Action post;
+        post_task(post, who, scope, p, depth + 1, false);
+        micro.body.push_back(std::move(post));
+        cb.body.push_back(std::move(micro));
+      }
+      Action y;
+      y.op = Op::Yield;
+      y.id = fresh("y");
+      cb.body.push_back(y);
+    }
     for (const Action& a : cb.body)
       if (a.op == Op::Await || a.op == Op::Yield) cb.is_async = true;
     if (chance(15)) {
@@ -346,6 +410,7 @@ class WorldBuilder {
   int next_id_ = 0;
   std::vector<std::string> live_;
   std::vector<std::string> loaded_;
+  std::vector<std::string> names_;
   std::map<std::string, Scope> scopes_;
 };
 

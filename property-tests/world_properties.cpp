@@ -13,6 +13,8 @@
 #include "engines.h"
 #include "generators.h"
 #include "lockstep/trace_io.h"
+#include "model_invariants.h"
+#include "runner/trace_runner.h"
 
 namespace lockstep {
 namespace {
@@ -40,7 +42,21 @@ void generated_traces_are_valid_and_replay_on_both_engines() {
   const Trace trace = validated(*gen::world_trace());
   if (auto diff = disagreement(trace); !diff.empty())
     RC_FAIL(counterexample("engines-disagree", trace, diff));
-  spec_log(trace, "spec-replay-failed");
+  // What the generated traces reach (printed by RapidCheck): contention and its outcomes.
+  bool waiting = false, rejected = false, tasks = false;
+  for (const Event& e : spec_log(trace, "spec-replay-failed").events) {
+    const Value* v = e.member(e.member("value") ? "value" : "reason");
+    if (e.event == "task") tasks = true;
+    if (!v) continue;
+    if (const Value* pending = v->member("pending"); pending && !pending->items().empty())
+      waiting = true;
+    if (v->kind() == Value::Kind::DOMException && v->as_string() == "AbortError") {
+      rejected = true;
+    }
+  }
+  RC_CLASSIFY(waiting, "a query saw a waiting request");
+  RC_CLASSIFY(rejected, "a promise rejected with AbortError");
+  RC_CLASSIFY(tasks, "a task ran");
 }
 
 // A schedule pinned at random among the choices the spec engine reports: both engines take the
@@ -233,6 +249,21 @@ void every_request_ends_at_most_once_after_its_callback() {
   }
 }
 
+// The model's lock state after every unit it runs: grantable holders, grants in queue order, and
+// nothing left of a terminated agent or an unloaded document at the end (model_invariants.h).
+void the_model_keeps_its_lock_invariants_after_every_unit() {
+  const Trace trace = validated(*gen::world_trace());
+  spec::TraceRunner runner(trace);
+  LockInvariants invariants(runner.web_locks());
+  std::string broken;
+  runner.world().set_unit_observer([&] {
+    if (broken.empty()) broken = invariants.after_unit();
+  });
+  runner.run();
+  if (broken.empty()) broken = invariants.at_end();
+  if (!broken.empty()) RC_FAIL(counterexample("model-invariant", trace, broken));
+}
+
 const std::vector<Property>& world_properties() {
   static const std::vector<Property> all{
       {"GeneratedTracesAreValidAndReplayOnBothEngines",
@@ -244,6 +275,8 @@ const std::vector<Property>& world_properties() {
       {"SnapshotsNeverShowConflictingHolders", snapshots_never_show_conflicting_holders},
       {"EveryRequestEndsAtMostOnceAfterItsCallback",
        every_request_ends_at_most_once_after_its_callback},
+      {"TheModelKeepsItsLockInvariantsAfterEveryUnit",
+       the_model_keeps_its_lock_invariants_after_every_unit},
   };
   return all;
 }

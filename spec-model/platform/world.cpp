@@ -292,6 +292,7 @@ void World::settle() {
     std::vector<Unit> units = runnable_units();
     if (units.empty()) return;
     run_unit(units[choose(units)]);
+    if (unit_observer_) unit_observer_();
   }
   throw InternalError("the world did not settle within 10^8 units");
 }

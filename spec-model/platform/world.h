@@ -126,6 +126,9 @@ class World {
 
   // Pinned choices (`schedule`), consumed one per choice point; then the canonical policy.
   void pin_choices(std::vector<std::string> choices);
+  // Called after every unit the world runs while settling: where the property tests check the
+  // model's invariants (property-tests/world_properties.cpp). Not part of any spec.
+  void set_unit_observer(std::function<void()> observer) { unit_observer_ = std::move(observer); }
   std::vector<std::string> choices_taken() const { return choices_taken_; }
 
   // The log and the step the events belong to.
@@ -159,6 +162,7 @@ class World {
   std::vector<std::string> pinned_;
   std::size_t next_pin_ = 0;
   std::vector<std::string> choices_taken_;
+  std::function<void()> unit_observer_;
   int current_step_ = 0;
   Log log_;
   SchedulerTaskSource* schedulers_ = nullptr;

@@ -19,6 +19,10 @@ class TraceRunner : public ScriptHost {
   explicit TraceRunner(const Trace& trace);
   RunResult run();
 
+  // For the property tests' invariant checks: the world and the Web Locks state it runs on.
+  World& world() { return world_; }
+  const WebLocks& web_locks() const { return locks_; }
+
   Completion call_lock_granted_callback(const CallbackFunction& callback,
                                         LockObject* lock) override;
   Completion call_post_task_callback(const CallbackFunction& callback) override;
