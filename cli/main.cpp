@@ -6,6 +6,7 @@
 
 #include "commands.h"
 #include "fuzz.h"
+#include "gen.h"
 
 int main(int argc, char** argv) {
   CLI::App app{
@@ -60,6 +61,23 @@ int main(int argc, char** argv) {
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
 
+  lockstep::cli::GenArgs gen;
+  auto* gen_cmd = app.add_subcommand(
+      "gen", "Generate random traces (the property tests' generator): files or JSON lines");
+  gen_cmd->add_option("--seed", gen.seed, "Seed of the first trace (trace i uses seed + i)")
+      ->capture_default_str();
+  gen_cmd->add_option("--count", gen.count, "How many traces")->capture_default_str();
+  gen_cmd->add_option("--steps", gen.steps, "At most this many top-level steps per trace")
+      ->capture_default_str();
+  gen_cmd->add_option("--profile", gen.profile, "locks, scheduling, mixed or single-agent")
+      ->capture_default_str();
+  gen_cmd->add_option("--without", gen.without,
+                      "What the target lacks, comma-separated: workers,partitions,opaque,timers");
+  gen_cmd->add_option("--shard", gen.shard, "I/N: make only the traces i with i % N == I")
+      ->capture_default_str();
+  gen_cmd->add_option("--out", gen.out,
+                      "A folder for one .trace.json per trace (default: JSON lines on stdout)");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -71,6 +89,7 @@ int main(int argc, char** argv) {
     if (*validate_cmd) return lockstep::cli::validate_command(validate_trace);
     if (*corpus_cmd) return lockstep::cli::corpus_command(corpus);
     if (*fuzz_cmd) return lockstep::cli::fuzz_command(fuzz);
+    if (*gen_cmd) return lockstep::cli::gen_command(gen);
   } catch (const std::exception& e) {
     std::cerr << "lockstep: internal error: " << e.what() << "\n";
     return 1;

@@ -1,0 +1,21 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace lockstep::cli {
+
+struct GenArgs {
+  std::uint64_t seed = 1;
+  int count = 1;
+  int steps = 30;                 // at most this many top-level steps per trace
+  std::string profile = "mixed";  // locks | scheduling | mixed | single-agent
+  std::string without;            // comma-separated: workers, partitions, opaque, timers
+  std::string shard = "0/1";      // I/N: this process makes traces i with i % N == I
+  std::string out;                // a folder for one file per trace; empty: JSON lines on stdout
+};
+
+// Exit 0 on success, 2 for bad arguments (naming the option).
+int gen_command(const GenArgs& args);
+
+}  // namespace lockstep::cli
