@@ -57,4 +57,60 @@ std::string LockInvariants::at_end() const {
   return {};
 }
 
+namespace {
+
+// scheduling#scheduler-task-queue-effective-priority, written out again from the spec's table.
+int effective_priority(const spec::SchedulerTaskQueue& queue) {
+  const int base = queue.priority == TaskPriority::UserBlocking  ? 4
+                   : queue.priority == TaskPriority::UserVisible ? 2
+                                                                 : 0;
+  return base + (queue.is_continuation ? 1 : 0);
+}
+
+// html#concept-task-runnable for a scheduler task (I-20).
+bool runnable(const spec::SchedulerTask& task) {
+  if (task.environment->terminated) return false;
+  return !task.document || task.document->document_fully_active;
+}
+
+}  // namespace
+
+std::string SchedulerInvariants::before_unit(const std::string& name, std::uint64_t seq) const {
+  const bool scheduler = name.ends_with("/scheduler"), idle = name.ends_with("/idle");
+  if (!scheduler && !idle) return {};
+  const std::string loop = name.substr(5, name.rfind('/') - 5);  // "loop:<L>/..."
+  struct First {
+    const spec::SchedulerTask* task;
+    int priority;
+  };
+  std::vector<First> firsts;  // the first runnable task of every queue on this loop
+  const auto visit = [&](const spec::SchedulerTaskQueue& queue) {
+    for (const spec::SchedulerTask* task : queue.tasks)
+      if (runnable(*task)) {
+        firsts.push_back(First{task, effective_priority(queue)});
+        return;
+      }
+  };
+  for (const auto& [environment, s] : scheduling_.schedulers()) {
+    if (environment->event_loop->name != loop) continue;
+    for (const auto& [key, queue] : s->static_priority_task_queue_map) visit(*queue);
+    for (const auto& [key, queue] : s->dynamic_priority_task_queue_map) visit(*queue);
+  }
+  if (idle)
+    return firsts.empty() ? std::string()
+                          : "an idle callback ran on " + loop + " while a scheduler task waited";
+  const auto chosen = std::find_if(firsts.begin(), firsts.end(),
+                                   [&](const First& f) { return f.task->seq == seq; });
+  if (chosen == firsts.end())
+    return "the scheduler task that ran on " + loop + " was no queue's first runnable task";
+  for (const First& f : firsts) {
+    if (f.priority > chosen->priority)
+      return "a task of effective priority " + std::to_string(chosen->priority) + " ran on " +
+             loop + " while one of " + std::to_string(f.priority) + " was runnable";
+    if (f.priority == chosen->priority && f.task->enqueue_order < chosen->task->enqueue_order)
+      return "a task ran on " + loop + " before an older one of the same effective priority";
+  }
+  return {};
+}
+
 }  // namespace lockstep

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "scheduling/scheduling.h"
 #include "web-locks/web_locks.h"
 
 namespace lockstep {
@@ -32,6 +33,24 @@ class LockInvariants {
   // The queues as they were after the previous unit: manager -> name -> requests, front first.
   std::map<const spec::LockManager*, std::map<std::string, std::vector<const spec::LockRequest*>>>
       queues_before_;
+};
+
+// Invariants of the event loops' choice among scheduler tasks, checked just before every unit
+// (World::set_before_unit_observer) against the model's queues, read independently of the
+// model's selection algorithm:
+// - the scheduler task that runs is the first runnable task of some queue of a Scheduler on that
+//   event loop, of the highest effective priority among all of them (so a continuation runs before
+//   the tasks of its priority queued before it, and no task runs while a more urgent one waits),
+//   and the oldest by enqueue order among those of that priority
+//   (scheduling#select-the-next-scheduler-task-queue-from-all-schedulers);
+// - an idle period starts only on an event loop with no runnable scheduler task (I-19).
+class SchedulerInvariants {
+ public:
+  explicit SchedulerInvariants(const spec::Scheduling& scheduling) : scheduling_(scheduling) {}
+  std::string before_unit(const std::string& name, std::uint64_t seq) const;
+
+ private:
+  const spec::Scheduling& scheduling_;
 };
 
 }  // namespace lockstep

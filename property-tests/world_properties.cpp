@@ -249,15 +249,20 @@ void every_request_ends_at_most_once_after_its_callback() {
   }
 }
 
-// The model's lock state after every unit it runs: grantable holders, grants in queue order, and
-// nothing left of a terminated agent or an unloaded document at the end (model_invariants.h).
-void the_model_keeps_its_lock_invariants_after_every_unit() {
+// The model's state around every unit it runs: grantable holders, grants in queue order, nothing
+// left of a terminated agent or an unloaded document at the end, and scheduler tasks chosen by
+// effective priority then enqueue order (model_invariants.h).
+void the_model_keeps_its_invariants_at_every_unit() {
   const Trace trace = validated(*gen::world_trace());
   spec::TraceRunner runner(trace);
   LockInvariants invariants(runner.web_locks());
+  SchedulerInvariants scheduler_invariants(runner.scheduling());
   std::string broken;
   runner.world().set_unit_observer([&] {
     if (broken.empty()) broken = invariants.after_unit();
+  });
+  runner.world().set_before_unit_observer([&](const std::string& name, std::uint64_t seq) {
+    if (broken.empty()) broken = scheduler_invariants.before_unit(name, seq);
   });
   runner.run();
   if (broken.empty()) broken = invariants.at_end();
@@ -275,8 +280,7 @@ const std::vector<Property>& world_properties() {
       {"SnapshotsNeverShowConflictingHolders", snapshots_never_show_conflicting_holders},
       {"EveryRequestEndsAtMostOnceAfterItsCallback",
        every_request_ends_at_most_once_after_its_callback},
-      {"TheModelKeepsItsLockInvariantsAfterEveryUnit",
-       the_model_keeps_its_lock_invariants_after_every_unit},
+      {"TheModelKeepsItsInvariantsAtEveryUnit", the_model_keeps_its_invariants_at_every_unit},
   };
   return all;
 }

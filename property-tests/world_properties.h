@@ -18,7 +18,7 @@ void deleting_one_partition_or_origin_leaves_the_others_unchanged();
 void renaming_agents_and_names_renames_the_log();
 void snapshots_never_show_conflicting_holders();
 void every_request_ends_at_most_once_after_its_callback();
-void the_model_keeps_its_lock_invariants_after_every_unit();
+void the_model_keeps_its_invariants_at_every_unit();
 
 // Every property above, by name.
 const std::vector<Property>& world_properties();

@@ -25,8 +25,8 @@ RC_GTEST_PROP(Worlds, SnapshotsNeverShowConflictingHolders, ()) {
 RC_GTEST_PROP(Worlds, EveryRequestEndsAtMostOnceAfterItsCallback, ()) {
   every_request_ends_at_most_once_after_its_callback();
 }
-RC_GTEST_PROP(Worlds, TheModelKeepsItsLockInvariantsAfterEveryUnit, ()) {
-  the_model_keeps_its_lock_invariants_after_every_unit();
+RC_GTEST_PROP(Worlds, TheModelKeepsItsInvariantsAtEveryUnit, ()) {
+  the_model_keeps_its_invariants_at_every_unit();
 }
 
 }  // namespace

@@ -291,7 +291,9 @@ void World::settle() {
   for (std::uint64_t guard = 0; guard < 100'000'000; ++guard) {
     std::vector<Unit> units = runnable_units();
     if (units.empty()) return;
-    run_unit(units[choose(units)]);
+    const Unit& unit = units[choose(units)];
+    if (before_unit_) before_unit_(unit.name, unit.seq);
+    run_unit(unit);
     if (unit_observer_) unit_observer_();
   }
   throw InternalError("the world did not settle within 10^8 units");

@@ -129,6 +129,10 @@ class World {
   // Called after every unit the world runs while settling: where the property tests check the
   // model's invariants (property-tests/world_properties.cpp). Not part of any spec.
   void set_unit_observer(std::function<void()> observer) { unit_observer_ = std::move(observer); }
+  // Called just before a unit runs, with its name as a schedule names it and the world-wide age
+  // of the work it runs (for a scheduler unit, the scheduler task's).
+  using BeforeUnit = std::function<void(const std::string& name, std::uint64_t seq)>;
+  void set_before_unit_observer(BeforeUnit observer) { before_unit_ = std::move(observer); }
   std::vector<std::string> choices_taken() const { return choices_taken_; }
 
   // The log and the step the events belong to.
@@ -163,6 +167,7 @@ class World {
   std::size_t next_pin_ = 0;
   std::vector<std::string> choices_taken_;
   std::function<void()> unit_observer_;
+  BeforeUnit before_unit_;
   int current_step_ = 0;
   Log log_;
   SchedulerTaskSource* schedulers_ = nullptr;

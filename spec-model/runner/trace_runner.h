@@ -22,6 +22,7 @@ class TraceRunner : public ScriptHost {
   // For the property tests' invariant checks: the world and the Web Locks state it runs on.
   World& world() { return world_; }
   const WebLocks& web_locks() const { return locks_; }
+  const Scheduling& scheduling() const { return scheduling_; }
 
   Completion call_lock_granted_callback(const CallbackFunction& callback,
                                         LockObject* lock) override;

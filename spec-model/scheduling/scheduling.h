@@ -61,6 +61,10 @@ class Scheduling : public SchedulerTaskSource {
                                               Steps steps);
   bool has_a_runnable_task(Scheduler* scheduler) const;
   std::vector<SchedulerTaskQueue*> get_the_runnable_task_queues(Scheduler* scheduler) const;
+  // Every Scheduler object made so far, by its global's environment (for invariant checks).
+  const std::map<Environment*, std::unique_ptr<Scheduler>>& schedulers() const {
+    return schedulers_;
+  }
   SchedulerTaskQueue* select_the_next_scheduler_task_queue_from_all_schedulers(
       EventLoop& event_loop) const;
   static bool has_fixed_priority(const TaskSignal& signal) {
