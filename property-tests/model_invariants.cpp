@@ -103,6 +103,9 @@ std::string SchedulerInvariants::before_unit(const std::string& name, std::uint6
                                    [&](const First& f) { return f.task->seq == seq; });
   if (chosen == firsts.end())
     return "the scheduler task that ran on " + loop + " was no queue's first runnable task";
+  // scheduling#create-a-task-handle 4.2.1: an aborted signal took its task out of its queue.
+  if (chosen->task->abort_signal && chosen->task->abort_signal->aborted())
+    return "a task ran on " + loop + " although its signal was aborted";
   for (const First& f : firsts) {
     if (f.priority > chosen->priority)
       return "a task of effective priority " + std::to_string(chosen->priority) + " ran on " +

@@ -43,6 +43,7 @@ class LockInvariants {
 //   the tasks of its priority queued before it, and no task runs while a more urgent one waits),
 //   and the oldest by enqueue order among those of that priority
 //   (scheduling#select-the-next-scheduler-task-queue-from-all-schedulers);
+// - no task whose signal was aborted runs (scheduling#create-a-task-handle 4.2.1);
 // - an idle period starts only on an event loop with no runnable scheduler task (I-19).
 class SchedulerInvariants {
  public:

@@ -47,6 +47,7 @@ TaskHandle* Scheduling::create_a_task_handle(Promise* result, AbortSignal* signa
   handle->task = nullptr;
   SPEC_STEP("create-a-task-handle 3");
   handle->queue = nullptr;
+  handle->signal = signal;  // bookkeeping (concepts.h)
   // 4. Aborting rejects the result and takes a queued task out.
   SPEC_STEP("create-a-task-handle 4");
   handle->abort_steps = [this, handle, result, signal] {
@@ -342,6 +343,7 @@ void Scheduling::schedule_a_task_to_invoke_an_algorithm(Scheduler* scheduler, Ta
         handle->task_complete_steps();
       },
       enqueue_order, "posted-task", document, global);
+  handle->task->abort_signal = handle->signal;  // bookkeeping (concepts.h)
 }
 
 // https://wicg.github.io/scheduling-apis/#has-a-runnable-task

@@ -21,6 +21,9 @@ struct SchedulerTask {
   Environment* document = nullptr;  // the window's Document (its environment); null for workers
   Environment* environment = nullptr;
   std::uint64_t seq = 0;  // world-wide age (I-17), not in the spec
+  // Bookkeeping, not in the spec: the signal whose abort takes this task out (for the property
+  // tests' check that no aborted task runs).
+  const AbortSignal* abort_signal = nullptr;
 };
 
 // scheduling#scheduler-task-queue
@@ -46,6 +49,7 @@ struct TaskHandle {
   Steps abort_steps;
   Steps task_complete_steps;
   AbortSignal::AlgorithmHandle abort_algorithm = 0;  // bookkeeping: how abort_steps were added
+  const AbortSignal* signal = nullptr;               // bookkeeping: the signal given at creation
 };
 
 // scheduling#tasksignal
