@@ -1,5 +1,7 @@
 #include "runner.h"
 
+#include "lockstep/replay_errors.h"
+
 namespace lockstep::impl {
 namespace {
 
@@ -173,12 +175,8 @@ void Runner::observe(Promise* promise, Env* env, const std::string& id) {
 
 void Runner::not_created_yet(const Action& user, const std::string& id, const std::string& what) {
   auto def = definitions_.find(id);
-  std::string where =
-      def == definitions_.end() ? "" : " (made by " + Error{def->second->pointer, ""}.path() + ")";
-  throw ReplayFailure{Error{
-      user.pointer,
-      what + " \"" + id + "\"" + where +
-          " does not exist yet at this point of the replay: the body that makes it has not run"}};
+  throw ReplayFailure{
+      lockstep::not_created_yet(user, id, what, def == definitions_.end() ? nullptr : def->second)};
 }
 
 Promise* Runner::promise_named(const Action& user, const std::string& id) {

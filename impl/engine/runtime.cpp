@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "lockstep/replay_errors.h"
+
 namespace lockstep::impl {
 
 Runtime::Runtime(const Trace& trace)
@@ -303,17 +305,9 @@ std::size_t Runtime::choose() {
     }
     if (candidates.size() > 1 && !any_lock_queue) candidates = {canonical(candidates)};
     if (candidates.empty() || (any_lock_queue && candidates.size() > 1)) {
-      // Listed in name order, as the spec engine lists them.
-      std::vector<std::string> sorted;
-      for (const Unit& u : units_) sorted.push_back(*u.name);
-      std::sort(sorted.begin(), sorted.end());
-      std::string names;
-      for (const std::string& n : sorted) names += (names.empty() ? "" : ", ") + n;
-      throw ReplayFailure{
-          Error{"/schedule/" + std::to_string(next_pin_),
-                "choice \"" + pin + "\" " +
-                    (candidates.empty() ? "names nothing runnable here" : "is ambiguous here") +
-                    "; runnable: " + names}};
+      std::vector<std::string> runnable;
+      for (const Unit& u : units_) runnable.push_back(*u.name);
+      throw ReplayFailure{bad_pin(next_pin_, pin, !candidates.empty(), std::move(runnable))};
     }
     ++next_pin_;
   } else {

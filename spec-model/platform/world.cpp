@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "errors.h"
+#include "lockstep/replay_errors.h"
 
 namespace lockstep::spec {
 
@@ -168,17 +169,9 @@ std::size_t World::choose(const std::vector<Unit>& units) {
     }
     if (candidates.size() > 1 && pin != "locks") candidates = {canonical(units, candidates)};
     if (candidates.empty() || (pin == "locks" && candidates.size() > 1)) {
-      // Listed in name order: the order units are collected in is not part of the model.
-      std::vector<std::string> sorted;
-      for (const Unit& u : units) sorted.push_back(u.name);
-      std::sort(sorted.begin(), sorted.end());
-      std::string names;
-      for (const std::string& n : sorted) names += (names.empty() ? "" : ", ") + n;
-      throw ReplayError{
-          Error{"/schedule/" + std::to_string(next_pin_),
-                "choice \"" + pin + "\" " +
-                    (candidates.empty() ? "names nothing runnable here" : "is ambiguous here") +
-                    "; runnable: " + names}};
+      std::vector<std::string> runnable;
+      for (const Unit& u : units) runnable.push_back(u.name);
+      throw ReplayError{bad_pin(next_pin_, pin, !candidates.empty(), std::move(runnable))};
     }
     ++next_pin_;
   } else {

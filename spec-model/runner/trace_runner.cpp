@@ -1,6 +1,7 @@
 #include "trace_runner.h"
 
 #include "../platform/errors.h"
+#include "lockstep/replay_errors.h"
 
 namespace lockstep::spec {
 
@@ -168,12 +169,8 @@ void TraceRunner::observe(Promise* promise, Environment* environment, const std:
 void TraceRunner::not_created_yet(const Action& user, const std::string& id,
                                   const std::string& what) {
   auto def = definitions_.find(id);
-  std::string where =
-      def == definitions_.end() ? "" : " (made by " + Error{def->second->pointer, ""}.path() + ")";
-  throw ReplayError{Error{
-      user.pointer,
-      what + " \"" + id + "\"" + where +
-          " does not exist yet at this point of the replay: the body that makes it has not run"}};
+  throw ReplayError{
+      lockstep::not_created_yet(user, id, what, def == definitions_.end() ? nullptr : def->second)};
 }
 
 Promise* TraceRunner::promise_named(const Action& user, const std::string& id) {

@@ -1,0 +1,27 @@
+#include "lockstep/replay_errors.h"
+
+#include <algorithm>
+
+namespace lockstep {
+
+Error not_created_yet(const Action& user, const std::string& id, const std::string& what,
+                      const Action* definition) {
+  const std::string where =
+      definition ? " (made by " + Error{definition->pointer, ""}.path() + ")" : "";
+  return Error{user.pointer, what + " \"" + id + "\"" + where +
+                                 " does not exist yet at this point of the replay: the body that "
+                                 "makes it has not run"};
+}
+
+Error bad_pin(std::size_t index, const std::string& pin, bool ambiguous,
+              std::vector<std::string> runnable) {
+  std::sort(runnable.begin(), runnable.end());  // the order units are found in is no one's
+  std::string names;
+  for (const std::string& n : runnable) names += (names.empty() ? "" : ", ") + n;
+  return Error{"/schedule/" + std::to_string(index),
+               "choice \"" + pin + "\" " +
+                   (ambiguous ? "is ambiguous here" : "names nothing runnable here") +
+                   "; runnable: " + names};
+}
+
+}  // namespace lockstep
