@@ -4,7 +4,60 @@
 
 namespace lockstep {
 
+namespace {
+
+// A manager state written the same way whether read from the model or from a query result: held
+// entries sorted (the spec leaves their order to the held set), then per name (sorted) the
+// pending entries in queue order.
+std::string canonical(std::vector<std::string> held,
+                      std::map<std::string, std::vector<std::string>> pending) {
+  std::sort(held.begin(), held.end());
+  std::string out = "held:";
+  for (const std::string& h : held) out += h + ";";
+  out += " pending:";
+  for (const auto& [name, entries] : pending) {
+    if (entries.empty()) continue;
+    out += name + "=[";
+    for (const std::string& e : entries) out += e + ";";
+    out += "]";
+  }
+  return out;
+}
+
+std::string entry(const std::string& name, bool exclusive, const std::string& client) {
+  return name + "/" + (exclusive ? "exclusive" : "shared") + "/" + client;
+}
+
+}  // namespace
+
+void LockInvariants::remember_states() {
+  for (const auto& [key, manager] : locks_.lock_managers()) {
+    std::vector<std::string> held;
+    for (const spec::Lock* lock : manager->held_lock_set)
+      held.push_back(entry(lock->name, lock->mode == LockMode::Exclusive, lock->client_id));
+    std::map<std::string, std::vector<std::string>> pending;
+    for (const auto& [name, queue] : manager->lock_request_queue_map)
+      for (const spec::LockRequest* r : *queue)
+        pending[name].push_back(entry(name, r->mode == LockMode::Exclusive, r->client_id));
+    states_seen_.insert(canonical(std::move(held), std::move(pending)));
+  }
+}
+
+bool LockInvariants::is_a_state_seen(const Value& snapshot) const {
+  const auto read = [](const Value& info) {
+    return entry(info.member("name")->as_string(), info.member("mode")->as_string() == "exclusive",
+                 info.member("clientId")->as_string());
+  };
+  std::vector<std::string> held;
+  for (const Value& info : snapshot.member("held")->items()) held.push_back(read(info));
+  std::map<std::string, std::vector<std::string>> pending;
+  for (const Value& info : snapshot.member("pending")->items())
+    pending[info.member("name")->as_string()].push_back(read(info));
+  return states_seen_.count(canonical(std::move(held), std::move(pending))) > 0;
+}
+
 std::string LockInvariants::after_unit() {
+  remember_states();
   std::set<const spec::Lock*> held_now;
   std::map<const spec::LockManager*, std::map<std::string, std::vector<const spec::LockRequest*>>>
       queues_now;

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "lockstep/value.h"
 #include "scheduling/scheduling.h"
 #include "web-locks/web_locks.h"
 
@@ -27,8 +28,16 @@ class LockInvariants {
   // queued (web-locks#terminate-remaining-locks-and-requests, #unloading-document-cleanup-steps).
   std::string at_end() const;
 
+  // A query() result (the value of its `settled` event) is a state some lock manager was in after
+  // some unit (web-locks#algorithm-snapshot-state reads the state within one lock task queue step
+  // and changes nothing): held locks as a multiset, pending requests in queue order per name.
+  bool is_a_state_seen(const Value& snapshot) const;
+
  private:
+  void remember_states();
+
   const spec::WebLocks& locks_;
+  std::set<std::string> states_seen_;  // canonical forms (see model_invariants.cpp)
   std::set<const spec::Lock*> held_before_;
   // The queues as they were after the previous unit: manager -> name -> requests, front first.
   std::map<const spec::LockManager*, std::map<std::string, std::vector<const spec::LockRequest*>>>

@@ -250,8 +250,9 @@ void every_request_ends_at_most_once_after_its_callback() {
 }
 
 // The model's state around every unit it runs: grantable holders, grants in queue order, nothing
-// left of a terminated agent or an unloaded document at the end, and scheduler tasks chosen by
-// effective priority then enqueue order (model_invariants.h).
+// left of a terminated agent or an unloaded document at the end, every query result a state the
+// model was in, and scheduler tasks chosen by effective priority then enqueue order
+// (model_invariants.h).
 void the_model_keeps_its_invariants_at_every_unit() {
   const Trace trace = validated(*gen::world_trace());
   spec::TraceRunner runner(trace);
@@ -264,8 +265,15 @@ void the_model_keeps_its_invariants_at_every_unit() {
   runner.world().set_before_unit_observer([&](const std::string& name, std::uint64_t seq) {
     if (broken.empty()) broken = scheduler_invariants.before_unit(name, seq);
   });
-  runner.run();
+  const RunResult result = runner.run();
   if (broken.empty()) broken = invariants.at_end();
+  for (const Event& e : result.log.events) {
+    const Value* value = e.member("value");
+    if (broken.empty() && e.event == "settled" && value && value->member("held") &&
+        !invariants.is_a_state_seen(*value))
+      broken = "query " + e.member("target")->as_string() + " of " + e.agent +
+               " reported a state no lock manager was in";
+  }
   if (!broken.empty()) RC_FAIL(counterexample("model-invariant", trace, broken));
 }
 
