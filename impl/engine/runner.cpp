@@ -37,9 +37,17 @@ struct Runner::Activation {
 
 Runner::Runner(const Trace& trace)
     : trace_(trace), rt_(trace), locks_(rt_, *this), scheduling_(rt_, *this) {
+  std::size_t ids = 0;
+  for_each_action(trace_.steps, [&](const Action& a) { ids += !a.id.empty(); });
+  named_.reserve(ids);
   for_each_action(trace_.steps, [&](const Action& a) {
-    if (!a.id.empty()) definitions_[a.id] = &a;
+    if (!a.id.empty()) named_[a.id].definition = &a;
   });
+}
+
+Runner::Named* Runner::named(std::string_view id) {
+  auto it = named_.find(id);
+  return it == named_.end() ? nullptr : &it->second;
 }
 
 RunResult Runner::run() {
@@ -153,7 +161,7 @@ Completion Runner::finish(Activation& activation) {
       return Completion{true, JsValue(activation.callback->value)};
     case Callback::Result::Pending: {
       Promise* pending = rt_.new_promise(activation.env);
-      pending_results_[activation.owner] = pending;
+      named_[activation.owner].pending_result = pending;
       return Completion{false, JsValue(pending)};
     }
   }
@@ -174,21 +182,20 @@ void Runner::observe(Promise* promise, Env* env, const std::string& id) {
 }
 
 void Runner::not_created_yet(const Action& user, const std::string& id, const std::string& what) {
-  auto def = definitions_.find(id);
-  throw ReplayFailure{
-      lockstep::not_created_yet(user, id, what, def == definitions_.end() ? nullptr : def->second)};
+  const Named* n = named(id);
+  throw ReplayFailure{lockstep::not_created_yet(user, id, what, n ? n->definition : nullptr)};
 }
 
 Promise* Runner::promise_named(const Action& user, const std::string& id) {
-  auto it = promises_.find(id);
-  if (it == promises_.end()) not_created_yet(user, id, "promise");
-  return it->second;
+  const Named* n = named(id);
+  if (!n || !n->promise) not_created_yet(user, id, "promise");
+  return n->promise;
 }
 
 Signal* Runner::signal_named(const Action& user, const std::string& id) {
-  auto it = signals_.find(id);
-  if (it == signals_.end()) not_created_yet(user, id, "signal");
-  return it->second;
+  const Named* n = named(id);
+  if (!n || !n->signal) not_created_yet(user, id, "signal");
+  return n->signal;
 }
 
 Signal* Runner::task_signal_named(const Action& user, const std::string& id) {
@@ -210,27 +217,27 @@ Runner::Flow Runner::perform(Env* env, const Action& a,
         if (a.lock_options->signal) options.signal = signal_named(a, *a.lock_options->signal);
       }
       Promise* p = locks_.request(env, a.name, options, CallbackRef{env, &*a.callback, a.id});
-      promises_[a.id] = p;
+      named_[a.id].promise = p;
       observe(p, env, a.id);
       return Flow::Next;
     }
     case Op::Query: {
       Promise* p = locks_.query(env);
-      promises_[a.id] = p;
+      named_[a.id].promise = p;
       observe(p, env, a.id);
       return Flow::Next;
     }
     case Op::NewAbortController: {
       Signal* signal = rt_.new_signal(env);
       signal->trace_id = a.id;
-      controllers_[a.id] = signal;
-      signals_[a.id] = signal;
+      Named& n = named_[a.id];
+      n.controller = n.signal = signal;
       return Flow::Next;
     }
     case Op::Abort: {
-      auto it = controllers_.find(a.signal);
-      if (it == controllers_.end()) not_created_yet(a, a.signal, "controller");
-      rt_.signal_abort(it->second, a.reason ? *a.reason : Value());
+      const Named* n = named(a.signal);
+      if (!n || !n->controller) not_created_yet(a, a.signal, "controller");
+      rt_.signal_abort(n->controller, a.reason ? *a.reason : Value());
       return Flow::Next;
     }
     case Op::TimeoutSignal: {
@@ -242,19 +249,18 @@ Runner::Flow Runner::perform(Env* env, const Action& a,
           rt_.signal_abort(signal, Value::dom_exception("TimeoutError", "signal timed out"));
         });
       });
-      signals_[a.id] = signal;
+      named_[a.id].signal = signal;
       return Flow::Next;
     }
     case Op::Settle: {
       Promise* target = nullptr;
-      auto def = definitions_.find(a.target);
-      if (def != definitions_.end() && def->second->op == Op::NewPromise) {
+      const Named* n = named(a.target);
+      if (n && n->definition && n->definition->op == Op::NewPromise) {
         target = promise_named(a, a.target);
       } else {
-        auto it = pending_results_.find(a.target);
-        if (it == pending_results_.end())
+        if (!n || !n->pending_result)
           not_created_yet(a, a.target, "the pending result of the callback of");
-        target = it->second;
+        target = n->pending_result;
       }
       if (a.fulfill)
         rt_.resolve(target, JsValue(a.value));
@@ -277,7 +283,7 @@ Runner::Flow Runner::perform(Env* env, const Action& a,
       });
       return Flow::Next;
     case Op::NewPromise:
-      promises_[a.id] = rt_.new_promise(env);
+      named_[a.id].promise = rt_.new_promise(env);
       return Flow::Next;
     case Op::Then: {
       Promise* target = promise_named(a, a.target);
@@ -336,13 +342,13 @@ Runner::Flow Runner::perform_scheduling(Env* env, const Action& a,
       Signal* signal = a.task_options.signal ? signal_named(a, *a.task_options.signal) : nullptr;
       Promise* p = scheduling_.post_task(env, CallbackRef{env, &*a.callback, a.id}, priority,
                                          signal, a.task_options.delay.value_or(0));
-      promises_[a.id] = p;
+      named_[a.id].promise = p;
       observe(p, env, a.id);
       return Flow::Next;
     }
     case Op::Yield: {
       Promise* p = scheduling_.yield(env);
-      promises_[a.id] = p;
+      named_[a.id].promise = p;
       observe(p, env, a.id);
       return suspend_on(env, p, activation);
     }
@@ -350,15 +356,14 @@ Runner::Flow Runner::perform_scheduling(Env* env, const Action& a,
       Signal* signal = scheduling_.new_task_controller(
           env, to_priority(a.priority.value_or(TaskPriority::UserVisible)));
       signal->trace_id = a.id;
-      controllers_[a.id] = signal;
-      task_controllers_[a.id] = signal;
-      signals_[a.id] = signal;
+      Named& n = named_[a.id];
+      n.controller = n.task_controller = n.signal = signal;
       return Flow::Next;
     }
     case Op::SetPriority: {
-      auto it = task_controllers_.find(a.controller);
-      if (it == task_controllers_.end()) not_created_yet(a, a.controller, "TaskController");
-      if (auto thrown = scheduling_.set_priority(it->second, to_priority(*a.priority)))
+      const Named* n = named(a.controller);
+      if (!n || !n->task_controller) not_created_yet(a, a.controller, "TaskController");
+      if (auto thrown = scheduling_.set_priority(n->task_controller, to_priority(*a.priority)))
         rt_.log(env, "threw", {{"op", Value::string("setPriority")}, {"error", *thrown}});
       return Flow::Next;
     }
@@ -373,7 +378,7 @@ Runner::Flow Runner::perform_scheduling(Env* env, const Action& a,
         priority = to_priority(a.any_priority.priority.value_or(TaskPriority::UserVisible));
       Signal* signal = scheduling_.any(env, signals, priority, source);
       signal->trace_id = a.id;
-      signals_[a.id] = signal;
+      named_[a.id].signal = signal;
       return Flow::Next;
     }
     case Op::OnPriorityChange: {

@@ -7,6 +7,8 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <string_view>
+#include <unordered_map>
 
 #include "host.h"
 #include "lockstep/engine.h"
@@ -54,16 +56,24 @@ class Runner : public Host {
   [[noreturn]] void not_created_yet(const Action& user, const std::string& id,
                                     const std::string& what);
 
+  // What a trace id names, found with one hash lookup: ids are unique in a trace (the reader
+  // checks), so one table built up front replaces a map per kind of object. Keys view the trace's
+  // strings.
+  struct Named {
+    const Action* definition = nullptr;
+    Promise* promise = nullptr;
+    Promise* pending_result = nullptr;  // the pending promise its callback returned
+    Signal* signal = nullptr;
+    Signal* controller = nullptr;
+    Signal* task_controller = nullptr;
+  };
+  Named* named(std::string_view id);
+
   const Trace& trace_;
   Runtime rt_;
   WebLocksBinding locks_;
   SchedulingBinding scheduling_;
-  std::map<std::string, const Action*> definitions_;
-  std::map<std::string, Promise*> promises_;
-  std::map<std::string, Promise*> pending_results_;
-  std::map<std::string, Signal*> signals_;
-  std::map<std::string, Signal*> controllers_;
-  std::map<std::string, Signal*> task_controllers_;
+  std::unordered_map<std::string_view, Named> named_;
   std::map<std::string, int> terminated_in_step_;
 };
 

@@ -16,6 +16,7 @@ Runtime::Runtime(const Trace& trace)
                              [&](const auto& l) { return l->name == agent.event_loop; });
     if (loop == loops_.end()) {
       loops_.push_back(std::make_unique<Loop>());
+      loops_.back()->index = loops_.size() - 1;
       loops_.back()->name = agent.event_loop;
       loops_.back()->scheduler_unit = "loop:" + agent.event_loop + "/scheduler";
       loops_.back()->idle_unit = "loop:" + agent.event_loop + "/idle";
@@ -183,6 +184,15 @@ void Runtime::queue_task(Env* env, const char* source, Job job) {
     it = std::prev(loop.queues.end());
   }
   it->second.push_back(LoopTask{next_seq_++, env, std::move(job)});
+  wake(loop);
+}
+
+void Runtime::wake(Loop& loop) {
+  if (loop.listed) return;
+  loop.listed = true;
+  auto at = std::lower_bound(maybe_busy_.begin(), maybe_busy_.end(), &loop,
+                             [](const Loop* a, const Loop* b) { return a->index < b->index; });
+  maybe_busy_.insert(at, &loop);
 }
 
 void Runtime::queue_microtask(Env* env, Job job, bool ignore_continuation) {
@@ -267,8 +277,11 @@ void Runtime::collect_units() {
     if (!q.steps.empty())
       units_.push_back(Unit{Unit::Kind::Locks, i, 0, q.steps.front().first, -1, &q.unit_name});
   }
-  for (std::size_t l = 0; l < loops_.size(); ++l) {
-    Loop& loop = *loops_[l];
+  std::size_t kept = 0;
+  for (Loop* busy : maybe_busy_) {
+    Loop& loop = *busy;
+    const std::size_t l = loop.index;
+    const std::size_t before = units_.size();
     bool other_work = false;
     for (std::size_t q = 0; q < loop.queues.size(); ++q) {
       const auto& tasks = loop.queues[q].second;
@@ -276,16 +289,22 @@ void Runtime::collect_units() {
       units_.push_back(Unit{Unit::Kind::Task, l, q, tasks.front().seq, -1, &loop.unit_names[q]});
       other_work = true;
     }
-    if (!hooks_) continue;
-    if (auto next = loop.scheduler.next()) {
-      units_.push_back(Unit{Unit::Kind::Scheduler, l, 0, hooks_->task_seq(next->cookie),
-                            next->effective_priority, &loop.scheduler_unit});
-      other_work = true;
+    if (hooks_) {
+      if (auto next = loop.scheduler.next()) {
+        units_.push_back(Unit{Unit::Kind::Scheduler, l, 0, hooks_->task_seq(next->cookie),
+                              next->effective_priority, &loop.scheduler_unit});
+        other_work = true;
+      }
+      if (!other_work)  // I-19: an idle period only on a loop with nothing else to run
+        if (auto idle = hooks_->next_idle(loop))
+          units_.push_back(Unit{Unit::Kind::Idle, l, 0, *idle, -1, &loop.idle_unit});
     }
-    if (!other_work)  // I-19: an idle period only on a loop with nothing else to run
-      if (auto idle = hooks_->next_idle(loop))
-        units_.push_back(Unit{Unit::Kind::Idle, l, 0, *idle, -1, &loop.idle_unit});
+    if (units_.size() > before || loop.scheduler.size() != 0)
+      maybe_busy_[kept++] = busy;
+    else
+      loop.listed = false;
   }
+  maybe_busy_.resize(kept);
 }
 
 std::size_t Runtime::choose() {

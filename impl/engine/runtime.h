@@ -62,6 +62,8 @@ struct Loop {
   TaskScheduler scheduler;              // every Scheduler of the loop queues here
   std::vector<std::string> unit_names;  // "loop:<name>/<source>", by queue index
   std::string scheduler_unit, idle_unit;
+  std::size_t index = 0;  // in the runtime's list of loops
+  bool listed = false;    // in the runtime's list of loops that may have work
 };
 
 // A promise (ECMA-262 #sec-promise-objects).
@@ -144,6 +146,9 @@ class Runtime {
   void lock_task(const std::string& partition, Job job);
   void after_timeout(std::uint64_t ms, Job job);
   std::uint64_t next_seq() { return next_seq_++; }
+  // The loop may have work now: a scheduler task or an idle callback was queued on it (tasks queued
+  // through queue_task say so themselves). Only such loops are looked at when choosing a unit.
+  void wake(Loop& loop);
   void run_task_now(Env* env, const Job& job);
   void settle();
   void advance_time(std::uint64_t ms);
@@ -218,6 +223,10 @@ class Runtime {
   std::size_t next_pin_ = 0;
   std::vector<std::string> choices_;
   std::vector<Unit> units_;
+  // Loops that may have a task, a scheduler task or an idle callback, in loop order. A loop gains
+  // work only through queue_task and wake(); collect_units() drops the loops it finds idle, so a
+  // unit costs O(loops with work) rather than O(loops).
+  std::vector<Loop*> maybe_busy_;
   int step_ = 0;
   Log log_;
   SchedulerHooks* hooks_ = nullptr;

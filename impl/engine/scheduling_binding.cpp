@@ -114,6 +114,7 @@ void SchedulingBinding::schedule_a_task(Scheduler* s, Handle* handle, LogicalQue
   handle->in_queue = true;
   ++queue->tasks;
   handle->task = handle->scheduler->enqueue(queue->slot->physical, &tasks_.back());
+  rt_.wake(*env->loop);
 }
 
 // scheduling#schedule-a-posttask-task
@@ -224,7 +225,7 @@ Signal* SchedulingBinding::any(Env* env, const std::vector<Signal*>& signals,
 
 void SchedulingBinding::request_idle_callback(Env* env, const CallbackRef& callback) {
   idle_requests_.push_back(IdleRequest{rt_.next_seq(), callback});
-  (void)env;
+  rt_.wake(*env->loop);
 }
 
 void SchedulingBinding::deactivate(Env* env) {

@@ -121,8 +121,9 @@ Promise* WebLocksBinding::query(Env* env) {
     };
     Value info =
         Value::object({{"held", list(snapshot.held)}, {"pending", list(snapshot.pending)}});
-    rt_.queue_task(promise->env, kWebLocksSource,
-                   [this, promise, info] { rt_.resolve(promise, JsValue(info)); });
+    rt_.queue_task(promise->env, kWebLocksSource, [this, promise, info = std::move(info)] {
+      rt_.resolve(promise, JsValue(info));
+    });
   });
   return promise;
 }
