@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 #include <iostream>
 
+#include "check.h"
 #include "commands.h"
 #include "fuzz.h"
 #include "gen.h"
@@ -78,6 +79,32 @@ int main(int argc, char** argv) {
   gen_cmd->add_option("--out", gen.out,
                       "A folder for one .trace.json per trace (default: JSON lines on stdout)");
 
+  lockstep::cli::CheckArgs check;
+  auto* check_cmd = app.add_subcommand(
+      "check",
+      "Decide whether the specs allow an observed log of a trace (exit 0 allowed, 1 not allowed, "
+      "3 unknown, 2 bad input)");
+  check_cmd->add_option("trace", check.trace, "The trace file")->required();
+  check_cmd->add_option("observed", check.observed, "The observed log (lockstep-log JSON)")
+      ->required();
+  check_cmd
+      ->add_option("--profile", check.profile,
+                   "normative: every order the specs allow; intent: also the orders they "
+                   "recommend (the suggested event-loop strategy)")
+      ->check(CLI::IsMember({"normative", "intent"}))
+      ->capture_default_str();
+  check_cmd->add_option("--format", check.format, "How the verdict is printed on stdout")
+      ->check(CLI::IsMember({"text", "json"}))
+      ->capture_default_str();
+  check_cmd->add_flag(
+      "--json", [&check](std::int64_t) { check.format = "json"; }, "Same as --format json");
+  check_cmd->add_option("--junit", check.junit, "Also write a JUnit XML report to this file");
+  check_cmd->add_option("--max-runs", check.max_runs, "Replays before the verdict is unknown")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  check_cmd->add_flag("--ignore-steps", check.ignore_steps,
+                      "Compare events without their step numbers");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -90,6 +117,7 @@ int main(int argc, char** argv) {
     if (*corpus_cmd) return lockstep::cli::corpus_command(corpus);
     if (*fuzz_cmd) return lockstep::cli::fuzz_command(fuzz);
     if (*gen_cmd) return lockstep::cli::gen_command(gen);
+    if (*check_cmd) return lockstep::cli::check_command(check);
   } catch (const std::exception& e) {
     std::cerr << "lockstep: internal error: " << e.what() << "\n";
     return 1;

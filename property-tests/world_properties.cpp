@@ -12,6 +12,7 @@
 #include "counterexamples.h"
 #include "engines.h"
 #include "generators.h"
+#include "lockstep/check.h"
 #include "lockstep/trace_io.h"
 #include "model_invariants.h"
 #include "runner/trace_runner.h"
@@ -77,6 +78,54 @@ void engines_agree_under_random_schedules() {
       *rc::gen::inRange<std::size_t>(1, 12), rc::gen::elementOf(vocabulary));
   if (auto diff = disagreement(trace); !diff.empty())
     RC_FAIL(counterexample("engines-disagree-pinned", trace, diff));
+}
+
+// The log of the model under a schedule drawn choice point by choice point (not pinned by name,
+// so every draw is a schedule the model can follow).
+Log log_of_a_random_schedule(Trace trace) {
+  trace.schedule.clear();
+  spec::TraceRunner runner(trace);
+  runner.world().set_chooser([](const spec::World::ChoicePoint& point) {
+    return *rc::gen::inRange<std::size_t>(0, point.names.size());
+  });
+  return runner.run().log;
+}
+
+check::Report checked(const Trace& trace, const Log& log, std::uint64_t max_runs) {
+  check::Options options;
+  options.max_runs = max_runs;
+  auto report = check::check(trace, log, options);
+  RC_ASSERT(report.ok());
+  return report.value();
+}
+
+std::string explained(const Trace& trace, const check::Report& report, const Log& log) {
+  return check::to_text(report, trace.name) + "\nobserved log:\n" + write_log(log);
+}
+
+// lockstep check's completeness on small worlds (up to three agents, short scripts): the log of
+// any schedule of the model is found, within the search budget.
+void check_allows_every_log_the_model_produces() {
+  gen::Profile small;
+  small.max_agents = 3;
+  const Trace trace = validated(*rc::gen::scale(0.35, gen::world_trace(small)));
+  const Log log = log_of_a_random_schedule(trace);
+  const check::Report report = checked(trace, log, 5'000);
+  RC_CLASSIFY(report.runs > 1, "searched");
+  if (report.verdict != check::Verdict::Allowed)
+    RC_FAIL(
+        counterexample("check-does-not-find-a-model-log", trace, explained(trace, report, log)));
+}
+
+// lockstep check's soundness on worlds of every size: a log of the model is never "not allowed"
+// (the search may run out of budget on large worlds: "unknown" is counted, not failed).
+void check_never_rejects_a_log_the_model_produces() {
+  const Trace trace = validated(*gen::world_trace());
+  const Log log = log_of_a_random_schedule(trace);
+  const check::Report report = checked(trace, log, 300);
+  RC_CLASSIFY(report.verdict == check::Verdict::Unknown, "unknown");
+  if (report.verdict == check::Verdict::NotAllowed)
+    RC_FAIL(counterexample("check-rejects-a-model-log", trace, explained(trace, report, log)));
 }
 
 // The storage key of an agent: the lock manager it uses (opaque origins have none of their own).
@@ -289,6 +338,8 @@ const std::vector<Property>& world_properties() {
       {"EveryRequestEndsAtMostOnceAfterItsCallback",
        every_request_ends_at_most_once_after_its_callback},
       {"TheModelKeepsItsInvariantsAtEveryUnit", the_model_keeps_its_invariants_at_every_unit},
+      {"CheckAllowsEveryLogTheModelProduces", check_allows_every_log_the_model_produces},
+      {"CheckNeverRejectsALogTheModelProduces", check_never_rejects_a_log_the_model_produces},
   };
   return all;
 }

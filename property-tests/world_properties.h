@@ -19,6 +19,8 @@ void renaming_agents_and_names_renames_the_log();
 void snapshots_never_show_conflicting_holders();
 void every_request_ends_at_most_once_after_its_callback();
 void the_model_keeps_its_invariants_at_every_unit();
+void check_allows_every_log_the_model_produces();
+void check_never_rejects_a_log_the_model_produces();
 
 // Every property above, by name.
 const std::vector<Property>& world_properties();

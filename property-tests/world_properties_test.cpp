@@ -29,5 +29,13 @@ RC_GTEST_PROP(Worlds, TheModelKeepsItsInvariantsAtEveryUnit, ()) {
   the_model_keeps_its_invariants_at_every_unit();
 }
 
+RC_GTEST_PROP(Worlds, CheckAllowsEveryLogTheModelProduces, ()) {
+  check_allows_every_log_the_model_produces();
+}
+
+RC_GTEST_PROP(Worlds, CheckNeverRejectsALogTheModelProduces, ()) {
+  check_never_rejects_a_log_the_model_produces();
+}
+
 }  // namespace
 }  // namespace lockstep::properties

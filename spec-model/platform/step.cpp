@@ -13,4 +13,8 @@ void set_step_sink(StepCounts* sink) {
   g_sink = sink;
 }
 
+StepCounts* step_sink() {
+  return g_sink;
+}
+
 }  // namespace lockstep::spec

@@ -14,6 +14,7 @@ using StepCounts = std::map<std::string, std::uint64_t>;
 // Counts go to the sink of the run in progress on this thread (none: not counted).
 void record_step(const char* id);
 void set_step_sink(StepCounts* sink);
+StepCounts* step_sink();  // the one set now, or null
 
 }  // namespace lockstep::spec
 

@@ -176,6 +176,18 @@ std::size_t World::choose(const std::vector<Unit>& units) {
     ++next_pin_;
   } else {
     for (std::size_t i = 0; i < units.size(); ++i) candidates.push_back(i);
+    if (chooser_) {
+      ChoicePoint point;
+      for (const Unit& u : units) point.names.push_back(u.name);
+      point.proposals = proposals(units, candidates);
+      point.canonical = canonical(units, candidates);
+      const std::size_t picked = chooser_(point);
+      if (picked >= units.size())
+        throw InternalError("a chooser picked unit " + std::to_string(picked) + " of " +
+                            std::to_string(units.size()));
+      choices_taken_.push_back(units[picked].name);
+      return picked;
+    }
   }
   std::size_t best = canonical(units, candidates);
   choices_taken_.push_back(units[best].name);
@@ -187,6 +199,15 @@ std::size_t World::choose(const std::vector<Unit>& units) {
 // oldest proposal in the world runs.
 std::size_t World::canonical(const std::vector<Unit>& units,
                              const std::vector<std::size_t>& candidates) const {
+  const std::vector<std::size_t> proposed = proposals(units, candidates);
+  std::size_t best = proposed.front();
+  for (std::size_t i : proposed)
+    if (units[i].seq < units[best].seq) best = i;
+  return best;
+}
+
+std::vector<std::size_t> World::proposals(const std::vector<Unit>& units,
+                                          const std::vector<std::size_t>& candidates) const {
   std::vector<std::size_t> proposals;
   for (std::size_t i : candidates) {
     const Unit& u = units[i];
@@ -215,10 +236,7 @@ std::size_t World::canonical(const std::vector<Unit>& units,
     }
     if (!dominated) proposals.push_back(i);
   }
-  std::size_t best = proposals.front();
-  for (std::size_t i : proposals)
-    if (units[i].seq < units[best].seq) best = i;
-  return best;
+  return proposals;
 }
 
 void World::run_unit(const Unit& unit) {

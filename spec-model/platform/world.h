@@ -134,6 +134,19 @@ class World {
   using BeforeUnit = std::function<void(const std::string& name, std::uint64_t seq)>;
   void set_before_unit_observer(BeforeUnit observer) { before_unit_ = std::move(observer); }
   std::vector<std::string> choices_taken() const { return choices_taken_; }
+  // A choice point handed to a chooser (lockstep check): the units runnable now, named as a
+  // schedule names them; those the suggested strategy proposes (I-17: per loop, the scheduler's
+  // queue by effective priority against the loop's other tasks); and the one the canonical
+  // policy would run. The chooser returns the index of the unit to run.
+  struct ChoicePoint {
+    std::vector<std::string> names;
+    std::vector<std::size_t> proposals;
+    std::size_t canonical = 0;
+  };
+  using Chooser = std::function<std::size_t(const ChoicePoint&)>;
+  // Once the pins are used up, a chooser, if set, decides every choice point instead of the
+  // canonical policy.
+  void set_chooser(Chooser chooser) { chooser_ = std::move(chooser); }
 
   // The log and the step the events belong to.
   void set_current_step(int step) { current_step_ = step; }
@@ -150,6 +163,8 @@ class World {
   std::size_t choose(const std::vector<Unit>& units);
   std::size_t canonical(const std::vector<Unit>& units,
                         const std::vector<std::size_t>& candidates) const;
+  std::vector<std::size_t> proposals(const std::vector<Unit>& units,
+                                     const std::vector<std::size_t>& candidates) const;
 
   std::vector<std::shared_ptr<void>> arena_;
   std::map<std::string, std::unique_ptr<Environment>> environments_;
@@ -168,6 +183,7 @@ class World {
   std::vector<std::string> choices_taken_;
   std::function<void()> unit_observer_;
   BeforeUnit before_unit_;
+  Chooser chooser_;
   int current_step_ = 0;
   Log log_;
   SchedulerTaskSource* schedulers_ = nullptr;

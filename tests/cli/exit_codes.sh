@@ -49,5 +49,23 @@ done
 sort "$tmp/all.jsonl" | cmp -s - "$tmp/shards.jsonl" || { echo "FAIL gen shards differ from one run"; fail=1; }
 check 2 "gen bad shard" "$lockstep" gen --shard 2/2
 check 2 "gen bad capability" "$lockstep" gen --without wings
+# check: 0 allowed, 1 not allowed (naming the event), 3 unknown, 2 bad input; --json, --junit.
+log=$root/traces/corpus/web-locks/basic-exclusive.log.json
+check 0 "check allowed" "$lockstep" check "$trace" "$log"
+grep -q ': allowed' "$tmp/out" || { echo "FAIL check prints no verdict"; fail=1; }
+check 1 "check not allowed" "$lockstep" check "$trace" "$tmp/wrong.log.json" --junit "$tmp/junit.xml"
+grep -q 'first event no schedule explains' "$tmp/out" || { echo "FAIL check does not explain"; fail=1; }
+grep -q '<failure message="not allowed">' "$tmp/junit.xml" || { echo "FAIL check --junit"; fail=1; }
+check 1 "check --json" "$lockstep" check "$trace" "$tmp/wrong.log.json" --json
+python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert r["verdict"]=="not allowed" and r["divergence"]["logIndex"]==2' "$tmp/out" \
+  || { echo "FAIL check --json"; fail=1; }
+nested=$root/traces/corpus/web-locks/example-nested-deadlock
+python3 -c 'import json,sys; l=json.load(open(sys.argv[1])); l["events"].pop(); json.dump(l, open(sys.argv[2], "w"))' \
+  "$nested.log.json" "$tmp/short.log.json"
+check 3 "check unknown" "$lockstep" check "$nested.trace.json" "$tmp/short.log.json" --max-runs 1
+sed 's/"agent": "A"/"agent": "Z"/' "$log" > "$tmp/stranger.log.json"
+check 2 "check unknown agent" "$lockstep" check "$trace" "$tmp/stranger.log.json"
+grep -q '/events/0/agent' "$tmp/err" || { echo "FAIL check bad input does not name the event"; fail=1; }
+check 2 "check bad profile" "$lockstep" check "$trace" "$log" --profile lenient
 echo "exit codes: $([ $fail -eq 0 ] && echo ok || echo FAILED)"
 exit $fail

@@ -1,0 +1,67 @@
+// `lockstep check`: does some schedule of the spec model produce an observed log?
+//
+// The checker replays the trace on the spec model and searches its choice points (which unit runs
+// next: a lock task queue, an event loop's task queue, its scheduler, its idle period) depth
+// first, canonical choice first, abandoning a run as soon as the events it has logged cannot be a
+// prefix of the observed ones. Logs are compared per agent: the order between agents is free, and
+// causality across agents is whatever the model's run imposes. check/README.md says how events
+// are compared (query snapshots, clientIds, DOMExceptions) and what is not searched.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "lockstep/error.h"
+#include "lockstep/log.h"
+#include "lockstep/trace.h"
+
+namespace lockstep::check {
+
+enum class Profile {
+  Normative,  // every unit runnable at a choice point may run next (what the specs require)
+  Intent,     // only the units the suggested strategy proposes (I-17; the specs recommend it)
+};
+
+struct Options {
+  Profile profile = Profile::Normative;
+  std::uint64_t max_runs = 20'000;  // replays of the trace before the verdict is "unknown"
+  bool compare_steps = true;        // an event must carry the step the model logs it in
+};
+
+enum class Verdict { Allowed, NotAllowed, Unknown };
+const char* verdict_name(Verdict verdict);  // "allowed", "not allowed", "unknown"
+
+// Where the search got furthest, when no run explained the whole log.
+struct Divergence {
+  std::string agent;
+  std::size_t agent_index = 0;    // the agent's n-th observed event (from 0)
+  std::size_t log_index = 0;      // its index in the observed log's events
+  std::optional<Event> observed;  // the event no run produced there; none: the model went on
+  std::size_t matched = 0;        // events explained before it, over all agents
+  std::vector<Event> instead;     // what runs that got this far logged there instead (distinct)
+  bool model_could_stop = false;  // some run that got this far logged nothing more for the agent
+  std::vector<std::string> spec_steps;  // step ids run since the last choice point, sorted
+};
+
+struct Report {
+  Verdict verdict = Verdict::Unknown;
+  Profile profile = Profile::Normative;
+  std::uint64_t runs = 0;           // replays of the trace
+  std::uint64_t choice_points = 0;  // choice points met over all runs
+  std::size_t observed_events = 0;
+  std::vector<std::string> schedule;     // Allowed: the choices of a run that produced the log
+  std::optional<Divergence> divergence;  // NotAllowed and Unknown: the furthest point reached
+  std::vector<std::string> assumptions;  // what the comparison took for granted
+};
+
+// Bad input (an observed event of an unknown agent, a trace the model rejects) is an Error.
+Result<Report> check(const Trace& trace, const Log& observed, const Options& options);
+
+// Output forms of a report: text for people, JSON for tools, JUnit XML for CI dashboards.
+std::string to_text(const Report& report, const std::string& trace_name);
+std::string to_json(const Report& report, const std::string& trace_name);
+std::string to_junit(const Report& report, const std::string& trace_name);
+
+}  // namespace lockstep::check

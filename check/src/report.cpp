@@ -1,0 +1,139 @@
+// The three forms of a check report (check.h).
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "lockstep/check.h"
+#include "lockstep/log_compare.h"
+
+namespace lockstep::check {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+const char* profile_name(Profile profile) {
+  return profile == Profile::Intent ? "intent" : "normative";
+}
+
+std::string xml_escape(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    switch (c) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      default:
+        out += c;
+    }
+  }
+  return out;
+}
+
+// The explanation of a verdict other than "allowed", as lines of text.
+std::string explain(const Report& report) {
+  std::ostringstream out;
+  if (!report.divergence) return "";
+  const Divergence& d = *report.divergence;
+  if (d.observed) {
+    out << "first event no schedule explains: agent " << d.agent << "'s event " << d.agent_index
+        << " (events[" << d.log_index << "] of the observed log):\n  " << write_event(*d.observed)
+        << "\n";
+  } else {
+    out << "first point no schedule explains: agent " << d.agent << " logged all " << d.agent_index
+        << " of its observed events, and the model always logs more\n";
+  }
+  out << "longest prefix explained: " << d.matched << " of " << report.observed_events
+      << " events\n";
+  if (!d.instead.empty() || d.model_could_stop) {
+    out << "what the model allowed there instead:\n";
+    for (const Event& e : d.instead) out << "  " << write_event(e) << "\n";
+    if (d.model_could_stop) out << "  (nothing more for agent " << d.agent << ")\n";
+  }
+  if (!d.spec_steps.empty()) {
+    // The whole list is in the JSON report; text keeps the line short.
+    constexpr std::size_t kShown = 12;
+    out << "spec steps of the unit that logged it instead:";
+    for (std::size_t i = 0; i < d.spec_steps.size() && i < kShown; ++i)
+      out << (i ? ", " : " ") << d.spec_steps[i];
+    if (d.spec_steps.size() > kShown) out << " (+" << d.spec_steps.size() - kShown << " more)";
+    out << "\n";
+  }
+  return out.str();
+}
+
+}  // namespace
+
+std::string to_text(const Report& report, const std::string& trace_name) {
+  std::ostringstream out;
+  out << trace_name << ": " << verdict_name(report.verdict) << " (profile "
+      << profile_name(report.profile) << ", " << report.runs << " runs, " << report.choice_points
+      << " choice points)\n";
+  if (report.verdict == Verdict::Allowed) {
+    out << "a schedule that produces it (" << report.schedule.size() << " choices):";
+    for (const std::string& c : report.schedule) out << " " << c;
+    out << "\n";
+  } else {
+    if (report.verdict == Verdict::Unknown)
+      out << "the search budget ran out before every schedule was tried\n";
+    out << explain(report);
+  }
+  for (const std::string& a : report.assumptions) out << "assumed: " << a << "\n";
+  return out.str();
+}
+
+std::string to_json(const Report& report, const std::string& trace_name) {
+  Json j;
+  j["trace"] = trace_name;
+  j["verdict"] = verdict_name(report.verdict);
+  j["profile"] = profile_name(report.profile);
+  j["runs"] = report.runs;
+  j["choicePoints"] = report.choice_points;
+  j["observedEvents"] = report.observed_events;
+  if (report.verdict == Verdict::Allowed) j["schedule"] = report.schedule;
+  if (report.divergence) {
+    const Divergence& d = *report.divergence;
+    Json div;
+    div["agent"] = d.agent;
+    div["agentIndex"] = d.agent_index;
+    if (d.observed) {
+      div["logIndex"] = d.log_index;
+      div["observed"] = Json::parse(write_event(*d.observed));
+    }
+    div["matched"] = d.matched;
+    div["instead"] = Json::array();
+    for (const Event& e : d.instead) div["instead"].push_back(Json::parse(write_event(e)));
+    div["modelCouldStop"] = d.model_could_stop;
+    div["specSteps"] = d.spec_steps;
+    j["divergence"] = div;
+  }
+  j["assumptions"] = report.assumptions;
+  return j.dump(2) + "\n";
+}
+
+std::string to_junit(const Report& report, const std::string& trace_name) {
+  std::ostringstream out;
+  const bool failed = report.verdict == Verdict::NotAllowed;
+  const bool skipped = report.verdict == Verdict::Unknown;
+  out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+      << "<testsuites>\n<testsuite name=\"lockstep check\" tests=\"1\" failures=\""
+      << (failed ? 1 : 0) << "\" skipped=\"" << (skipped ? 1 : 0) << "\">\n"
+      << "<testcase classname=\"lockstep.check." << profile_name(report.profile) << "\" name=\""
+      << xml_escape(trace_name) << "\">\n";
+  if (failed)
+    out << "<failure message=\"not allowed\">" << xml_escape(explain(report)) << "</failure>\n";
+  if (skipped)
+    out << "<skipped message=\"unknown: search budget spent\">" << xml_escape(explain(report))
+        << "</skipped>\n";
+  out << "</testcase>\n</testsuite>\n</testsuites>\n";
+  return out.str();
+}
+
+}  // namespace lockstep::check

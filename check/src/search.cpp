@@ -1,0 +1,317 @@
+// The search behind `lockstep check` (check.h). Every run replays the trace from the start on a
+// fresh model (the model has no snapshot/restore) and follows the current path of the search tree
+// through the choice points it meets. At a choice point met for the first time, the search probes
+// each alternative: a replay that takes it and stops at the next choice point. An alternative whose
+// unit logs an event the observed log does not have next for that agent is dead and is never
+// explored; the live ones are explored depth first, those whose first event comes earliest in the
+// observed log first (the implementation's own interleaving is the best guess), then the silent
+// ones, canonical choice first among equals. A dead end backtracks to the deepest choice point with
+// an untried live alternative.
+#include <algorithm>
+#include <limits>
+#include <map>
+#include <tuple>
+
+#include "event_match.h"
+#include "lockstep/check.h"
+#include "platform/errors.h"
+#include "platform/step.h"
+#include "runner/trace_runner.h"
+
+namespace lockstep::check {
+namespace {
+
+struct Stop {};         // thrown out of the model's choice point to end a replay early
+struct BudgetSpent {};  // thrown when a probe would exceed Options::max_runs
+
+// A choice point of the search tree: its live alternatives (unit indexes) in the order they are
+// explored, and which one the current path takes.
+struct Node {
+  std::vector<std::size_t> order;
+  std::vector<std::string> names;  // of those units, for the reported schedule
+  std::size_t at = 0;
+};
+
+constexpr std::size_t kSilent = std::numeric_limits<std::size_t>::max();
+
+class Search {
+ public:
+  Search(const Trace& trace, const Log& observed, const Options& options)
+      : trace_(trace), observed_(observed), options_(options) {
+    trace_.schedule.clear();  // every schedule is searched, not the one the trace pins
+    trace_.schedule_pointer.clear();
+    for (std::size_t i = 0; i < observed.events.size(); ++i) {
+      const std::string& agent = observed.events[i].agent;
+      if (!by_agent_.count(agent)) order_.push_back(agent);
+      by_agent_[agent].push_back(i);
+    }
+  }
+
+  Report run() {
+    report_.profile = options_.profile;
+    report_.observed_events = observed_.events.size();
+    for (;;) {
+      if (report_.runs >= options_.max_runs) {
+        report_.verdict = Verdict::Unknown;
+        break;
+      }
+      Outcome outcome;
+      try {
+        outcome = replay(nodes_.size(), /*probe=*/false);
+      } catch (const BudgetSpent&) {
+        report_.verdict = Verdict::Unknown;
+        break;
+      }
+      if (outcome.complete) {
+        report_.verdict = Verdict::Allowed;
+        for (const Node& n : nodes_) report_.schedule.push_back(n.names[n.at]);
+        return report_;
+      }
+      // Backtrack: the deepest choice point with a live alternative not tried yet.
+      while (!nodes_.empty() && nodes_.back().at + 1 >= nodes_.back().order.size())
+        nodes_.pop_back();
+      if (nodes_.empty()) {
+        report_.verdict = Verdict::NotAllowed;
+        break;
+      }
+      ++nodes_.back().at;
+    }
+    report_.divergence = best_;
+    if (report_.divergence) {
+      auto& steps = report_.divergence->spec_steps;
+      std::sort(steps.begin(), steps.end());
+      steps.erase(std::unique(steps.begin(), steps.end()), steps.end());
+    }
+    if (!options_.compare_steps)
+      report_.assumptions.push_back("events were compared without their step numbers");
+    return report_;
+  }
+
+ private:
+  // One replay's view of how far the model's log matches the observed one.
+  struct Progress {
+    explicit Progress(const Trace& trace, bool compare_steps) : matcher(trace, compare_steps) {}
+    EventMatcher matcher;
+    std::map<std::string, std::size_t> matched;
+    std::size_t consumed = 0;
+    std::size_t first_matched = kSilent;  // observed index of the first event matched lately
+  };
+
+  struct Outcome {
+    bool alive = false;     // the log still matches where the replay stopped
+    bool complete = false;  // the replay ended and explained every observed event
+    std::size_t first_event = kSilent;
+    std::size_t matched = 0;  // observed events explained before the replay stopped
+  };
+
+  // Replays along the current path. A probe takes alternative `probe_choice` at depth `depth`
+  // (the first choice point not on the path); the alternative is dead if the events up to the
+  // next choice point do not match. Then it goes on by the canonical policy until the log strays
+  // or the run ends, which scores the alternative: how many observed events the run explains, and
+  // where its first event sits in the observed log (so a unit that logs nothing itself is judged
+  // by what follows it). What happens after the probed segment only orders the alternatives; it
+  // never kills one. An exploring replay extends the path at
+  // every new choice point, probing its alternatives to order them.
+  Outcome replay(std::size_t depth, bool probe, std::size_t probe_choice = 0) {
+    ++report_.runs;
+    Progress progress(trace_, options_.compare_steps);
+    spec::StepCounts steps;
+    spec::StepCounts* const outer = spec::step_sink();
+    spec::set_step_sink(&steps);
+    struct Reset {
+      spec::StepCounts* outer;
+      ~Reset() { spec::set_step_sink(outer); }
+    } reset{outer};
+    spec::TraceRunner runner(trace_);
+    spec::World& world = runner.world();
+    enum class Phase { Follow, Probed, Continue } phase = Phase::Follow;
+    std::size_t met = 0;  // choice points met in this replay
+    bool dead = false;    // the path or the probed segment logged an event not observed next
+    const auto check_events = [&] {
+      if (advance(progress, world.event_log(), steps)) return;
+      if (phase != Phase::Continue) dead = true;  // a straying continuation only scores lower
+      throw Stop{};
+    };
+    world.set_chooser([&](const spec::World::ChoicePoint& point) -> std::size_t {
+      check_events();
+      steps.clear();
+      ++report_.choice_points;
+      const std::size_t here = met++;
+      if (here < depth) return nodes_[here].order[nodes_[here].at];
+      if (probe) {
+        if (here == depth) {
+          phase = Phase::Probed;
+          progress.first_matched = kSilent;
+          return alternatives(point)[probe_choice];
+        }
+        phase = Phase::Continue;
+        return point.canonical;
+      }
+      // An exploring replay meets a new choice point: order its live alternatives.
+      spec::set_step_sink(outer);
+      Node node = order_alternatives(point, here);
+      spec::set_step_sink(&steps);
+      if (node.order.empty()) throw Stop{};  // every alternative is dead
+      nodes_.push_back(std::move(node));
+      ++depth;
+      return nodes_[here].order[0];
+    });
+    world.set_before_unit_observer([&](const std::string&, std::uint64_t) {
+      check_events();
+      steps.clear();  // the steps noted with a divergence are those of the unit that logged it
+    });
+    const auto continued = [&](std::size_t score) {
+      return Outcome{true, false, score, total(progress)};
+    };
+    RunResult result;
+    try {
+      result = runner.run();  // takes the log out of the world
+    } catch (const Stop&) {
+      if (!probe || dead || met <= depth) return Outcome{};
+      return continued(progress.first_matched);
+    }
+    if (!advance(progress, result.log, steps)) {
+      if (probe && phase == Phase::Continue) return continued(progress.first_matched);
+      return Outcome{};
+    }
+    if (all_matched(progress)) return Outcome{true, true, progress.first_matched, total(progress)};
+    if (probe && phase == Phase::Continue) return continued(progress.first_matched);
+    return Outcome{};
+  }
+
+  std::vector<std::size_t> alternatives(const spec::World::ChoicePoint& point) const {
+    std::vector<std::size_t> all{point.canonical};
+    if (options_.profile == Profile::Intent) {
+      for (std::size_t i : point.proposals)
+        if (i != point.canonical) all.push_back(i);
+    } else {
+      for (std::size_t i = 0; i < point.names.size(); ++i)
+        if (i != point.canonical) all.push_back(i);
+    }
+    return all;
+  }
+
+  Node order_alternatives(const spec::World::ChoicePoint& point, std::size_t depth) {
+    const std::vector<std::size_t> all = alternatives(point);
+    // Best first: a replay that explains everything; then the one whose canonical continuation
+    // explains the most events; then the one whose first event comes earliest in the observed
+    // log; then canonical order.
+    std::vector<std::tuple<bool, std::size_t, std::size_t, std::size_t>> live;
+    for (std::size_t rank = 0; rank < all.size(); ++rank) {
+      if (report_.runs >= options_.max_runs) throw BudgetSpent{};
+      const Outcome o = replay(depth, /*probe=*/true, rank);
+      if (o.alive) live.emplace_back(!o.complete, kSilent - o.matched, o.first_event, rank);
+    }
+    std::sort(live.begin(), live.end());
+    Node node;
+    for (const auto& [incomplete, unexplained, first, rank] : live) {
+      node.order.push_back(all[rank]);
+      node.names.push_back(point.names[all[rank]]);
+    }
+    return node;
+  }
+
+  static std::size_t total(const Progress& p) {
+    std::size_t n = 0;
+    for (const auto& [agent, k] : p.matched) n += k;
+    return n;
+  }
+
+  // Compares the events logged since the last call with the observed ones, agent by agent.
+  bool advance(Progress& p, const Log& log, const spec::StepCounts& steps) {
+    for (; p.consumed < log.events.size(); ++p.consumed) {
+      const Event& e = log.events[p.consumed];
+      const auto& mine = by_agent_[e.agent];
+      std::size_t& k = p.matched[e.agent];
+      if (k < mine.size() && p.matcher.matches(e, observed_.events[mine[k]])) {
+        p.first_matched = std::min(p.first_matched, mine[k]);
+        ++k;
+        continue;
+      }
+      note_divergence(e.agent, k, total(p), &e, steps);
+      return false;
+    }
+    return true;
+  }
+
+  // At the end of a replay: every agent's observed events were all logged.
+  bool all_matched(Progress& p) {
+    for (const std::string& agent : order_) {
+      const std::size_t k = p.matched[agent];
+      if (k < by_agent_[agent].size()) {
+        note_divergence(agent, k, total(p), nullptr, {});
+        return false;
+      }
+    }
+    return true;
+  }
+
+  // Keeps the divergence of the replay that explained the most events; replays that fail at the
+  // same place add what they logged there instead.
+  void note_divergence(const std::string& agent, std::size_t k, std::size_t matched,
+                       const Event* model_event, const spec::StepCounts& steps) {
+    const auto& mine = by_agent_[agent];
+    const bool same_place =
+        best_ && best_->matched == matched && best_->agent == agent && best_->agent_index == k;
+    if (!same_place) {
+      if (best_ && best_->matched >= matched) return;
+      best_ = Divergence{};
+      best_->agent = agent;
+      best_->agent_index = k;
+      best_->matched = matched;
+      if (k < mine.size()) {
+        best_->log_index = mine[k];
+        best_->observed = observed_.events[mine[k]];
+      }
+    }
+    if (model_event) {
+      if (std::find(best_->instead.begin(), best_->instead.end(), *model_event) ==
+          best_->instead.end())
+        best_->instead.push_back(*model_event);
+      for (const auto& [step, count] : steps) best_->spec_steps.push_back(step);
+    } else {
+      best_->model_could_stop = true;
+    }
+  }
+
+  Trace trace_;
+  const Log& observed_;
+  Options options_;
+  std::map<std::string, std::vector<std::size_t>> by_agent_;  // observed event indexes per agent
+  std::vector<std::string> order_;  // agents in the order the observed log first names them
+  std::vector<Node> nodes_;         // the current path of the search tree
+  std::optional<Divergence> best_;
+  Report report_;
+};
+
+}  // namespace
+
+const char* verdict_name(Verdict verdict) {
+  switch (verdict) {
+    case Verdict::Allowed:
+      return "allowed";
+    case Verdict::NotAllowed:
+      return "not allowed";
+    case Verdict::Unknown:
+      return "unknown";
+  }
+  return "unknown";
+}
+
+Result<Report> check(const Trace& trace, const Log& observed, const Options& options) {
+  for (std::size_t i = 0; i < observed.events.size(); ++i) {
+    const std::string& agent = observed.events[i].agent;
+    const bool known = std::any_of(trace.agents.begin(), trace.agents.end(),
+                                   [&](const Agent& a) { return a.id == agent; });
+    if (!known)
+      return Error{"/events/" + std::to_string(i) + "/agent",
+                   "agent \"" + agent + "\" is not an agent of the trace"};
+  }
+  try {
+    return Search(trace, observed, options).run();
+  } catch (const spec::ReplayError& e) {
+    return e.error;
+  }
+}
+
+}  // namespace lockstep::check

@@ -1,0 +1,21 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace lockstep::cli {
+
+struct CheckArgs {
+  std::string trace;
+  std::string observed;
+  std::string profile = "normative";  // normative | intent
+  std::string format = "text";        // text | json
+  std::string junit;                  // also write a JUnit XML report here
+  std::uint64_t max_runs = 20'000;
+  bool ignore_steps = false;
+};
+
+// Exit 0 allowed, 1 not allowed, 3 unknown (budget spent), 2 bad input.
+int check_command(const CheckArgs& args);
+
+}  // namespace lockstep::cli

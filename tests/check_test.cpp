@@ -1,0 +1,202 @@
+// lockstep check: the corpus's expected logs are allowed; deliberately corrupted logs are not, and
+// the report names the event no schedule explains and what the model logged there instead.
+#include "lockstep/check.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+
+#include "lockstep/log_compare.h"
+#include "lockstep/trace_io.h"
+
+namespace lockstep::check {
+namespace {
+
+const std::string kCorpus = std::string(LOCKSTEP_SOURCE_DIR) + "/traces/corpus/";
+
+struct Case {
+  Trace trace;
+  Log log;
+};
+
+Case corpus_case(const std::string& name) {
+  auto trace = read_trace_file(kCorpus + name + ".trace.json");
+  auto log = read_log_file(kCorpus + name + ".log.json");
+  EXPECT_TRUE(trace.ok() && log.ok()) << name;
+  return Case{trace.value(), log.value()};
+}
+
+Report check_ok(const Case& c, Profile profile = Profile::Normative) {
+  Options options;
+  options.profile = profile;
+  auto report = check(c.trace, c.log, options);
+  EXPECT_TRUE(report.ok()) << (report.ok() ? "" : report.error().to_string());
+  return report.ok() ? report.value() : Report{};
+}
+
+bool instead_has(const Report& r, const std::string& event, const std::string& key,
+                 const std::string& value) {
+  if (!r.divergence) return false;
+  return std::any_of(
+      r.divergence->instead.begin(), r.divergence->instead.end(), [&](const Event& e) {
+        const Value* v = e.member(key);
+        return e.event == event && v && v->kind() == Value::Kind::String && v->as_string() == value;
+      });
+}
+
+TEST(Check, EveryCorpusLogIsAllowedUnderBothProfiles) {
+  int checked = 0;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(kCorpus)) {
+    const std::string path = entry.path().string();
+    if (path.size() < 11 || path.substr(path.size() - 11) != ".trace.json") continue;
+    const std::string name = path.substr(
+        kCorpus.size(), path.size() - kCorpus.size() - std::string(".trace.json").size());
+    const Case c = corpus_case(name);
+    EXPECT_EQ(check_ok(c).verdict, Verdict::Allowed) << name;
+    EXPECT_EQ(check_ok(c, Profile::Intent).verdict, Verdict::Allowed) << name;
+    ++checked;
+  }
+  EXPECT_GE(checked, 50);
+}
+
+TEST(Check, EventsSwappedWithinAnAgentAreNotAllowed) {
+  Case c = corpus_case("web-locks/abort-non-head-request");
+  std::swap(c.log.events[1], c.log.events[2]);  // the query's result before r2's rejection
+  const Report r = check_ok(c);
+  EXPECT_EQ(r.verdict, Verdict::NotAllowed);
+  ASSERT_TRUE(r.divergence);
+  EXPECT_EQ(r.divergence->log_index, 1u);
+  EXPECT_EQ(r.divergence->matched, 1u);
+  EXPECT_TRUE(instead_has(r, "settled", "target", "r2"));
+}
+
+TEST(Check, AWrongErrorNameIsNotAllowed) {
+  Case c = corpus_case("web-locks/signal-already-aborted");
+  Event& rejected = c.log.events[1];
+  ASSERT_EQ(rejected.member("target")->as_string(), "r2");
+  for (auto& [key, value] : rejected.members)
+    if (key == "reason") value = Value::dom_exception("NotAllowedError");
+  const Report r = check_ok(c);
+  EXPECT_EQ(r.verdict, Verdict::NotAllowed);
+  ASSERT_TRUE(r.divergence);
+  EXPECT_EQ(r.divergence->log_index, 1u);
+  ASSERT_EQ(r.divergence->instead.size(), 1u);
+  EXPECT_EQ(*r.divergence->instead[0].member("reason"), Value::dom_exception("AbortError"));
+  EXPECT_FALSE(r.divergence->spec_steps.empty());
+}
+
+TEST(Check, AGrantOutOfFifoOrderWithinAnAgentIsNotAllowed) {
+  Case c = corpus_case("web-locks/fifo-per-name");
+  // r3 granted where r2 should be, r2 where r3 should be.
+  for (std::size_t i : {1u, 3u})
+    for (auto& [key, value] : c.log.events[i].members)
+      if (key == "request") value = Value::string(value.as_string() == "r2" ? "r3" : "r2");
+  const Report r = check_ok(c);
+  EXPECT_EQ(r.verdict, Verdict::NotAllowed);
+  ASSERT_TRUE(r.divergence);
+  EXPECT_EQ(r.divergence->log_index, 1u);
+  EXPECT_TRUE(instead_has(r, "callback", "request", "r2"));
+}
+
+// Three agents queue on one name; the observed log grants C's request when A releases, ahead of
+// B's older one. Per agent each sequence looks plausible; the step numbers give it away.
+TEST(Check, AGrantOutOfFifoOrderAcrossAgentsIsNotAllowed) {
+  auto trace = read_trace(R"({"format": "lockstep-trace", "version": 1,
+    "agents": [{"id": "A", "kind": "window", "origin": "https://a.test"},
+               {"id": "B", "kind": "window", "origin": "https://a.test"},
+               {"id": "C", "kind": "window", "origin": "https://a.test"}],
+    "steps": [
+      {"agent": "A", "op": "request", "id": "r1", "name": "res", "callback": {"result": {"pending": true}}},
+      {"agent": "B", "op": "request", "id": "r2", "name": "res", "callback": {"result": {"pending": true}}},
+      {"agent": "C", "op": "request", "id": "r3", "name": "res", "callback": {"result": {"pending": true}}},
+      {"agent": "A", "op": "settle", "target": "r1", "outcome": "fulfill", "value": 1},
+      {"agent": "B", "op": "settle", "target": "r2", "outcome": "fulfill", "value": 2},
+      {"agent": "C", "op": "settle", "target": "r3", "outcome": "fulfill", "value": 3}]})");
+  ASSERT_TRUE(trace.ok()) << trace.error().to_string();
+  auto fair = read_log(R"({"format": "lockstep-log", "version": 1, "events": [
+    {"step": 0, "agent": "A", "event": "callback", "request": "r1", "lock": {"name": "res", "mode": "exclusive"}},
+    {"step": 3, "agent": "B", "event": "callback", "request": "r2", "lock": {"name": "res", "mode": "exclusive"}},
+    {"step": 3, "agent": "A", "event": "settled", "target": "r1", "state": "fulfilled", "value": 1},
+    {"step": 4, "agent": "C", "event": "callback", "request": "r3", "lock": {"name": "res", "mode": "exclusive"}},
+    {"step": 4, "agent": "B", "event": "settled", "target": "r2", "state": "fulfilled", "value": 2},
+    {"step": 5, "agent": "C", "event": "settled", "target": "r3", "state": "fulfilled", "value": 3}]})");
+  ASSERT_TRUE(fair.ok()) << fair.error().to_string();
+  EXPECT_EQ(check_ok(Case{trace.value(), fair.value()}).verdict, Verdict::Allowed);
+  Log unfair = fair.value();
+  unfair.events[1].step = 4;  // B granted only after C
+  unfair.events[3].step = 3;  // C granted when A releases
+  const Report r = check_ok(Case{trace.value(), unfair});
+  EXPECT_EQ(r.verdict, Verdict::NotAllowed);
+  ASSERT_TRUE(r.divergence);
+  ASSERT_TRUE(r.divergence->observed);
+  EXPECT_EQ(r.divergence->observed->member("request")->as_string(), "r2");
+  EXPECT_TRUE(instead_has(r, "callback", "request", "r2"));
+}
+
+TEST(Check, ATaskRunBelowARunnableHigherPriorityIsNotAllowed) {
+  Case c = corpus_case("scheduling/order-by-priority");
+  // user-visible's task and result before user-blocking's.
+  std::rotate(c.log.events.begin(), c.log.events.begin() + 2, c.log.events.begin() + 4);
+  for (Profile profile : {Profile::Normative, Profile::Intent}) {
+    const Report r = check_ok(c, profile);
+    EXPECT_EQ(r.verdict, Verdict::NotAllowed);
+    ASSERT_TRUE(r.divergence);
+    EXPECT_EQ(r.divergence->log_index, 0u);
+    EXPECT_EQ(r.divergence->observed->member("task")->as_string(), "uv");
+    EXPECT_TRUE(instead_has(r, "task", "task", "ub"));
+  }
+}
+
+TEST(Check, OpaqueClientIdsMapOntoAgentsOneToOne) {
+  Case c = corpus_case("web-locks/shared-together");
+  const auto rename = [&](const std::string& a, const std::string& b) {
+    Case renamed = c;
+    Value& snapshot = renamed.log.events[2].members[2].second;
+    std::vector<std::pair<std::string, Value>> members = snapshot.members();
+    std::vector<Value> held = members[0].second.items();
+    std::reverse(held.begin(), held.end());  // held locks come in no particular order
+    for (Value& lock : held) {
+      std::vector<std::pair<std::string, Value>> fields = lock.members();
+      fields[2].second = Value::string(fields[2].second.as_string() == "A" ? a : b);
+      lock = Value::object(fields);
+    }
+    members[0].second = Value::array(held);
+    snapshot = Value::object(members);
+    return renamed;
+  };
+  EXPECT_EQ(check_ok(rename("9f1c-uuid", "77ab-uuid")).verdict, Verdict::Allowed);
+  // Two agents cannot be the same client.
+  EXPECT_EQ(check_ok(rename("9f1c-uuid", "9f1c-uuid")).verdict, Verdict::NotAllowed);
+}
+
+TEST(Check, AnEventOfAnAgentTheTraceLacksIsBadInput) {
+  Case c = corpus_case("web-locks/basic-exclusive");
+  c.log.events[0].agent = "Z";
+  auto report = check(c.trace, c.log, Options{});
+  ASSERT_FALSE(report.ok());
+  EXPECT_EQ(report.error().pointer, "/events/0/agent");
+}
+
+TEST(Check, AMissingEventIsNamedWithWhatTheModelLogsInstead) {
+  Case c = corpus_case("web-locks/fifo-per-name");
+  c.log.events.pop_back();  // r3's settlement never observed
+  const Report r = check_ok(c);
+  EXPECT_EQ(r.verdict, Verdict::NotAllowed);
+  ASSERT_TRUE(r.divergence);
+  EXPECT_FALSE(r.divergence->observed);  // the observed log ran out
+  EXPECT_TRUE(instead_has(r, "settled", "target", "r3"));
+}
+
+TEST(Check, TheBudgetGivesUnknown) {
+  Case c = corpus_case("web-locks/example-nested-deadlock");
+  c.log.events.pop_back();
+  Options options;
+  options.max_runs = 1;
+  auto report = check(c.trace, c.log, options);
+  ASSERT_TRUE(report.ok());
+  EXPECT_EQ(report->verdict, Verdict::Unknown);
+}
+
+}  // namespace
+}  // namespace lockstep::check
