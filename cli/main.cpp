@@ -8,6 +8,7 @@
 #include "commands.h"
 #include "fuzz.h"
 #include "gen.h"
+#include "shrink.h"
 
 int main(int argc, char** argv) {
   CLI::App app{
@@ -105,6 +106,24 @@ int main(int argc, char** argv) {
   check_cmd->add_flag("--ignore-steps", check.ignore_steps,
                       "Compare events without their step numbers");
 
+  lockstep::cli::ShrinkArgs shrink;
+  auto* shrink_cmd = app.add_subcommand(
+      "shrink",
+      "Delta-debug a trace on which an implementation fails `check` down to a minimal one");
+  shrink_cmd->add_option("trace", shrink.trace, "The failing trace")->required();
+  shrink_cmd
+      ->add_option("--cmd", shrink.command,
+                   "The adapter, run by the shell: {trace} is the trace file it replays, {log} "
+                   "the log file it writes")
+      ->required();
+  shrink_cmd->add_option("-o,--out", shrink.out, "Write the minimal trace here (default: stdout)");
+  shrink_cmd->add_option("--profile", shrink.profile, "check's profile")
+      ->check(CLI::IsMember({"normative", "intent"}))
+      ->capture_default_str();
+  shrink_cmd->add_option("--max-runs", shrink.max_runs, "check's budget per candidate")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -118,6 +137,7 @@ int main(int argc, char** argv) {
     if (*fuzz_cmd) return lockstep::cli::fuzz_command(fuzz);
     if (*gen_cmd) return lockstep::cli::gen_command(gen);
     if (*check_cmd) return lockstep::cli::check_command(check);
+    if (*shrink_cmd) return lockstep::cli::shrink_command(shrink);
   } catch (const std::exception& e) {
     std::cerr << "lockstep: internal error: " << e.what() << "\n";
     return 1;

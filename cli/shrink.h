@@ -1,0 +1,20 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace lockstep::cli {
+
+struct ShrinkArgs {
+  std::string trace;
+  std::string command;  // the adapter: {trace} and {log} are replaced by file paths
+  std::string out;      // where the minimal trace goes; empty: stdout
+  std::string profile = "normative";
+  std::uint64_t max_runs = 20'000;  // check's budget per candidate
+};
+
+// Exit 0 with the minimal trace written, 2 when the input does not fail to begin with or the
+// command lacks {trace} or {log}.
+int shrink_command(const ShrinkArgs& args);
+
+}  // namespace lockstep::cli
