@@ -1,12 +1,13 @@
-// The search behind `lockstep check` (check.h). Every run replays the trace from the start on a
-// fresh model (the model has no snapshot/restore) and follows the current path of the search tree
-// through the choice points it meets. At a choice point met for the first time, the search probes
-// each alternative: a replay that takes it and stops at the next choice point. An alternative whose
-// unit logs an event the observed log does not have next for that agent is dead and is never
-// explored; the live ones are explored depth first, those whose first event comes earliest in the
-// observed log first (the implementation's own interleaving is the best guess), then the silent
-// ones, canonical choice first among equals. A dead end backtracks to the deepest choice point with
-// an untried live alternative.
+// The search behind `lockstep check` (check.h). The first replay follows the canonical policy
+// throughout; if it does not explain the log, the search proper begins. Every run replays the trace
+// from the start on a fresh model (the model has no snapshot/restore) and follows the current path
+// of the search tree through the choice points it meets. At a choice point met for the first time,
+// the search probes each alternative: a replay that takes it and stops at the next choice point. An
+// alternative whose unit logs an event the observed log does not have next for that agent is dead
+// and is never explored; the live ones are explored depth first, those whose first event comes
+// earliest in the observed log first (the implementation's own interleaving is the best guess),
+// then the silent ones, canonical choice first among equals. A dead end backtracks to the deepest
+// choice point with an untried live alternative.
 #include <algorithm>
 #include <limits>
 #include <map>
@@ -50,6 +51,15 @@ class Search {
   Report run() {
     report_.profile = options_.profile;
     report_.observed_events = observed_.events.size();
+    // First the canonical schedule alone: an implementation that follows the suggested strategy
+    // is explained in one replay, without probing any choice point.
+    canonical_only_ = true;
+    if (replay(0, /*probe=*/false).complete) {
+      report_.verdict = Verdict::Allowed;
+      report_.schedule = std::move(canonical_schedule_);
+      return report_;
+    }
+    canonical_only_ = false;
     for (;;) {
       if (report_.runs >= options_.max_runs) {
         report_.verdict = Verdict::Unknown;
@@ -137,6 +147,10 @@ class Search {
       steps.clear();
       ++report_.choice_points;
       const std::size_t here = met++;
+      if (canonical_only_) {
+        canonical_schedule_.push_back(point.names[point.canonical]);
+        return point.canonical;
+      }
       if (here < depth) return nodes_[here].order[nodes_[here].at];
       if (probe) {
         if (here == depth) {
@@ -280,6 +294,8 @@ class Search {
   std::map<std::string, std::vector<std::size_t>> by_agent_;  // observed event indexes per agent
   std::vector<std::string> order_;  // agents in the order the observed log first names them
   std::vector<Node> nodes_;         // the current path of the search tree
+  bool canonical_only_ = false;     // the first replay: the canonical policy throughout
+  std::vector<std::string> canonical_schedule_;
   std::optional<Divergence> best_;
   Report report_;
 };
