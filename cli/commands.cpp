@@ -25,7 +25,10 @@ int bad_input(const std::string& file, const Error& error) {
   return kBadInput;
 }
 
-void print_coverage(const std::map<std::string, std::uint64_t>& hit, bool list_missed) {
+}  // namespace
+
+void print_coverage(const std::map<std::string, std::uint64_t>& hit, bool list_missed,
+                    const std::string& only_spec) {
   std::map<std::string, std::uint64_t> unindexed = hit;
   for (const char* json : step_index_jsons()) {
     auto index = read_step_index(json);
@@ -33,16 +36,15 @@ void print_coverage(const std::map<std::string, std::uint64_t>& hit, bool list_m
       std::cerr << "lockstep: step index: " << index.error().message << "\n";
       continue;
     }
+    for (const std::string& id : index->ids()) unindexed.erase(id);
+    if (!only_spec.empty() && index->spec != only_spec) continue;
     CoverageReport report = coverage_report(index.value(), hit);
     std::cerr << "coverage: " << report.summary() << "\n";
     if (list_missed)
       for (const std::string& m : report.missed) std::cerr << "  not exercised: " << m << "\n";
-    for (const std::string& id : index->ids()) unindexed.erase(id);
   }
   for (const auto& [id, n] : unindexed) std::cerr << "  not in any step index: " << id << "\n";
 }
-
-}  // namespace
 
 static int coverage_needs_spec_engine() {
   std::cerr << "lockstep: --coverage counts spec steps, which only the spec engine has\n";

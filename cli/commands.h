@@ -1,5 +1,7 @@
 #pragma once
 
+#include <cstdint>
+#include <map>
 #include <string>
 
 namespace lockstep::cli {
@@ -21,6 +23,10 @@ struct CorpusArgs {
 };
 
 int run_command(const RunArgs& args);
+// Prints on stderr the share of each spec's step index that `hit` covers (and what it misses).
+// `only_spec`, when given, limits the report to that spec's index ("web-locks").
+void print_coverage(const std::map<std::string, std::uint64_t>& hit, bool list_missed,
+                    const std::string& only_spec = {});
 int validate_command(const std::string& trace);
 int corpus_command(const CorpusArgs& args);
 

@@ -13,6 +13,10 @@ struct GenArgs {
   std::string without;            // comma-separated: workers, partitions, opaque, timers
   std::string shard = "0/1";      // I/N: this process makes traces i with i % N == I
   std::string out;                // a folder for one file per trace; empty: JSON lines on stdout
+  // --exhaustive: every Web Locks trace within the bound instead of random ones
+  bool exhaustive = false;
+  int agents = 3, names = 2, ops = 4;
+  bool with_coverage = false;  // each trace lists the spec steps it exercises
 };
 
 // Exit 0 on success, 2 for bad arguments (naming the option).

@@ -80,6 +80,18 @@ int main(int argc, char** argv) {
   gen_cmd->add_option("--out", gen.out,
                       "A folder for one .trace.json per trace (default: JSON lines on stdout)");
 
+  gen_cmd->add_flag("--exhaustive", gen.exhaustive,
+                    "Every Web Locks trace within --agents, --names and --ops (up to renaming) "
+                    "instead of random ones; prints the spec steps they cover");
+  gen_cmd->add_option("--agents", gen.agents, "--exhaustive: at most this many agents")
+      ->capture_default_str();
+  gen_cmd->add_option("--names", gen.names, "--exhaustive: at most this many resource names")
+      ->capture_default_str();
+  gen_cmd->add_option("--ops", gen.ops, "--exhaustive: at most this many steps")
+      ->capture_default_str();
+  gen_cmd->add_flag("--with-coverage", gen.with_coverage,
+                    "--exhaustive: each trace lists the spec steps it exercises (`exercises`)");
+
   lockstep::cli::CheckArgs check;
   auto* check_cmd = app.add_subcommand(
       "check",

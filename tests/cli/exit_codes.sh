@@ -49,6 +49,17 @@ done
 sort "$tmp/all.jsonl" | cmp -s - "$tmp/shards.jsonl" || { echo "FAIL gen shards differ from one run"; fail=1; }
 check 2 "gen bad shard" "$lockstep" gen --shard 2/2
 check 2 "gen bad capability" "$lockstep" gen --without wings
+# gen --exhaustive: distinct traces, the same set whether sharded or not, and a coverage summary.
+check 0 "gen exhaustive" "$lockstep" gen --exhaustive --ops 3 --agents 2
+sort "$tmp/out" > "$tmp/ex.jsonl"
+[ "$(wc -l < "$tmp/ex.jsonl")" -gt 100 ] || { echo "FAIL gen --exhaustive wrote too few traces"; fail=1; }
+[ "$(sed -E 's/"name": *"exhaustive-[0-9]+"//' "$tmp/ex.jsonl" | sort -u | wc -l)" -eq "$(wc -l < "$tmp/ex.jsonl")" ] \
+  || { echo "FAIL gen --exhaustive repeats a trace"; fail=1; }
+grep -q '^coverage: web-locks: ' "$tmp/err" || { echo "FAIL gen --exhaustive prints no coverage"; fail=1; }
+for i in 0 1 2; do "$lockstep" gen --exhaustive --ops 3 --agents 2 --shard $i/3 2>/dev/null; done | sort > "$tmp/ex-shards.jsonl"
+cmp -s "$tmp/ex.jsonl" "$tmp/ex-shards.jsonl" || { echo "FAIL gen --exhaustive shards differ"; fail=1; }
+check 2 "gen exhaustive scheduling" "$lockstep" gen --exhaustive --profile scheduling
+check 2 "gen exhaustive ops" "$lockstep" gen --exhaustive --ops 0
 # check: 0 allowed, 1 not allowed (naming the event), 3 unknown, 2 bad input; --json, --junit.
 log=$root/traces/corpus/web-locks/basic-exclusive.log.json
 check 0 "check allowed" "$lockstep" check "$trace" "$log"
