@@ -27,6 +27,7 @@ int check_command(const CheckArgs& args) {
   options.profile = args.profile == "intent" ? check::Profile::Intent : check::Profile::Normative;
   options.max_runs = args.max_runs;
   options.compare_steps = !args.ignore_steps;
+  options.partial = args.partial;
   auto report = check::check(trace.value(), observed.value(), options);
   if (!report) {
     // The observed log names what the trace lacks, or the trace cannot replay.

@@ -13,6 +13,7 @@ struct CheckArgs {
   std::string junit;                  // also write a JUnit XML report here
   std::uint64_t max_runs = 20'000;
   bool ignore_steps = false;
+  bool partial = false;
 };
 
 // Exit 0 allowed, 1 not allowed, 3 unknown (budget spent), 2 bad input.

@@ -117,6 +117,9 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   check_cmd->add_flag("--ignore-steps", check.ignore_steps,
                       "Compare events without their step numbers");
+  check_cmd->add_flag("--partial", check.partial,
+                      "Accept an agent's events stopping early when the trace terminates or "
+                      "unloads it (the report lists what was assumed unobservable)");
 
   lockstep::cli::ShrinkArgs shrink;
   auto* shrink_cmd = app.add_subcommand(

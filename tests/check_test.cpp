@@ -8,6 +8,7 @@
 #include <filesystem>
 
 #include "lockstep/log_compare.h"
+#include "lockstep/spec_engine.h"
 #include "lockstep/trace_io.h"
 
 namespace lockstep::check {
@@ -186,6 +187,38 @@ TEST(Check, AMissingEventIsNamedWithWhatTheModelLogsInstead) {
   ASSERT_TRUE(r.divergence);
   EXPECT_FALSE(r.divergence->observed);  // the observed log ran out
   EXPECT_TRUE(instead_has(r, "settled", "target", "r3"));
+}
+
+// A worker terminated while it holds a lock: a target may lose what the worker logged. With
+// --partial its missing events are assumed unobservable, and the report says so; without, the
+// log is incomplete.
+TEST(Check, PartialLogsOfTerminatedAgentsAreAllowedWithTheAssumptionStated) {
+  auto trace = read_trace(R"({"format": "lockstep-trace", "version": 1,
+    "agents": [{"id": "W", "kind": "worker", "origin": "https://a.test"},
+               {"id": "A", "kind": "window", "origin": "https://a.test"}],
+    "steps": [
+      {"agent": "W", "op": "request", "id": "r1", "name": "res", "callback": {"result": {"pending": true}}},
+      {"agent": "A", "op": "request", "id": "r2", "name": "res", "callback": {"result": {"return": 2}}},
+      {"agent": "W", "op": "terminate"}]})");
+  ASSERT_TRUE(trace.ok()) << trace.error().to_string();
+  auto full = make_spec_engine()->run(trace.value(), {});
+  ASSERT_TRUE(full.ok());
+  Log partial = full.result().log;
+  const auto before = partial.events.size();
+  std::erase_if(partial.events, [](const Event& e) { return e.agent == "W"; });
+  ASSERT_LT(partial.events.size(), before);
+  EXPECT_EQ(check_ok(Case{trace.value(), partial}).verdict, Verdict::NotAllowed);
+  Options options;
+  options.partial = true;
+  auto report = check(trace.value(), partial, options);
+  ASSERT_TRUE(report.ok());
+  EXPECT_EQ(report->verdict, Verdict::Allowed);
+  ASSERT_EQ(report->assumptions.size(), 1u);
+  EXPECT_NE(report->assumptions[0].find("agent W"), std::string::npos);
+  // --partial does not excuse an agent that is never terminated.
+  Log missing_a = full.result().log;
+  std::erase_if(missing_a.events, [](const Event& e) { return e.agent == "A"; });
+  EXPECT_EQ(check(trace.value(), missing_a, options)->verdict, Verdict::NotAllowed);
 }
 
 TEST(Check, TheBudgetGivesUnknown) {

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <limits>
 #include <map>
+#include <set>
 #include <tuple>
 
 #include "event_match.h"
@@ -41,6 +42,10 @@ class Search {
       : trace_(trace), observed_(observed), options_(options) {
     trace_.schedule.clear();  // every schedule is searched, not the one the trace pins
     trace_.schedule_pointer.clear();
+    if (options.partial)
+      for_each_action(trace.steps, [&](const Action& a) {
+        if (a.op == Op::Terminate || a.op == Op::Unload) may_stop_early_.insert(a.agent);
+      });
     for (std::size_t i = 0; i < observed.events.size(); ++i) {
       const std::string& agent = observed.events[i].agent;
       if (!by_agent_.count(agent)) order_.push_back(agent);
@@ -57,7 +62,7 @@ class Search {
     if (replay(0, /*probe=*/false).complete) {
       report_.verdict = Verdict::Allowed;
       report_.schedule = std::move(canonical_schedule_);
-      return report_;
+      return finish();
     }
     canonical_only_ = false;
     for (;;) {
@@ -75,7 +80,7 @@ class Search {
       if (outcome.complete) {
         report_.verdict = Verdict::Allowed;
         for (const Node& n : nodes_) report_.schedule.push_back(n.names[n.at]);
-        return report_;
+        return finish();
       }
       // Backtrack: the deepest choice point with a live alternative not tried yet.
       while (!nodes_.empty() && nodes_.back().at + 1 >= nodes_.back().order.size())
@@ -92,8 +97,17 @@ class Search {
       std::sort(steps.begin(), steps.end());
       steps.erase(std::unique(steps.begin(), steps.end()), steps.end());
     }
+    return finish();
+  }
+
+  Report finish() {
     if (!options_.compare_steps)
       report_.assumptions.push_back("events were compared without their step numbers");
+    if (report_.verdict == Verdict::Allowed)
+      for (const auto& [agent, n] : unobserved_)
+        report_.assumptions.push_back(
+            "agent " + agent + " (terminated or unloaded): its last " + std::to_string(n) +
+            " event(s) in the model's log were taken as not observable (--partial)");
     return report_;
   }
 
@@ -105,6 +119,7 @@ class Search {
     std::map<std::string, std::size_t> matched;
     std::size_t consumed = 0;
     std::size_t first_matched = kSilent;  // observed index of the first event matched lately
+    std::map<std::string, std::size_t> unobserved;  // --partial: model events past the observed
   };
 
   struct Outcome {
@@ -188,7 +203,10 @@ class Search {
       if (probe && phase == Phase::Continue) return continued(progress.first_matched);
       return Outcome{};
     }
-    if (all_matched(progress)) return Outcome{true, true, progress.first_matched, total(progress)};
+    if (all_matched(progress)) {
+      unobserved_ = progress.unobserved;
+      return Outcome{true, true, progress.first_matched, total(progress)};
+    }
     if (probe && phase == Phase::Continue) return continued(progress.first_matched);
     return Outcome{};
   }
@@ -242,6 +260,10 @@ class Search {
         ++k;
         continue;
       }
+      if (k >= mine.size() && may_stop_early_.count(e.agent)) {
+        ++p.unobserved[e.agent];  // --partial: the agent's observed events stopped early
+        continue;
+      }
       note_divergence(e.agent, k, total(p), &e, steps);
       return false;
     }
@@ -292,6 +314,8 @@ class Search {
   const Log& observed_;
   Options options_;
   std::map<std::string, std::vector<std::size_t>> by_agent_;  // observed event indexes per agent
+  std::set<std::string> may_stop_early_;  // --partial: agents the trace terminates or unloads
+  std::map<std::string, std::size_t> unobserved_;  // of the replay that explained the log
   std::vector<std::string> order_;  // agents in the order the observed log first names them
   std::vector<Node> nodes_;         // the current path of the search tree
   bool canonical_only_ = false;     // the first replay: the canonical policy throughout

@@ -28,6 +28,10 @@ struct Options {
   Profile profile = Profile::Normative;
   std::uint64_t max_runs = 20'000;  // replays of the trace before the verdict is "unknown"
   bool compare_steps = true;        // an event must carry the step the model logs it in
+  // Partial logs: an agent the trace terminates or unloads may have its observed events stop
+  // early (a target often loses what a worker logged just before it was terminated). The events
+  // taken as unobservable are listed in the report's assumptions.
+  bool partial = false;
 };
 
 enum class Verdict { Allowed, NotAllowed, Unknown };
