@@ -6,6 +6,7 @@
 
 #include "check.h"
 #include "commands.h"
+#include "export.h"
 #include "fuzz.h"
 #include "gen.h"
 #include "shrink.h"
@@ -139,6 +140,14 @@ int main(int argc, char** argv) {
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
 
+  lockstep::cli::ExportArgs export_args;
+  auto* export_cmd = app.add_subcommand(
+      "export", "Write traces as web-platform-tests style testharness.js pages (--wpt)");
+  export_cmd->add_option("traces", export_args.inputs, "Trace files or folders of them")
+      ->required();
+  export_cmd->add_flag("--wpt", export_args.wpt, "testharness.js pages, one per trace");
+  export_cmd->add_option("-o,--out", export_args.out, "The folder to write")->capture_default_str();
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -153,6 +162,7 @@ int main(int argc, char** argv) {
     if (*gen_cmd) return lockstep::cli::gen_command(gen);
     if (*check_cmd) return lockstep::cli::check_command(check);
     if (*shrink_cmd) return lockstep::cli::shrink_command(shrink);
+    if (*export_cmd) return lockstep::cli::export_command(export_args);
   } catch (const std::exception& e) {
     std::cerr << "lockstep: internal error: " << e.what() << "\n";
     return 1;
