@@ -27,16 +27,16 @@ bool entries_of(const Value* list, std::vector<Entry>& out) {
 
 }  // namespace
 
-EventMatcher::EventMatcher(const Trace& trace, bool compare_steps) : compare_steps_(compare_steps) {
+std::set<std::string> query_ids(const Trace& trace) {
+  std::set<std::string> ids;
   for_each_action(trace.steps, [&](const Action& a) {
-    if (a.op == Op::Query) queries_.insert(a.id);
+    if (a.op == Op::Query) ids.insert(a.id);
   });
+  return ids;
 }
 
-void EventMatcher::reset() {
-  agent_of_client_.clear();
-  client_of_agent_.clear();
-}
+EventMatcher::EventMatcher(const std::set<std::string>& queries, bool compare_steps)
+    : queries_(queries), compare_steps_(compare_steps) {}
 
 bool EventMatcher::matches(const Event& model, const Event& observed) {
   if (model.agent != observed.agent || model.event != observed.event) return false;

@@ -13,12 +13,15 @@
 
 namespace lockstep::check {
 
+// The ids of the trace's query() requests: the values they settle with are snapshots.
+std::set<std::string> query_ids(const Trace& trace);
+
+// One per replay: the clientIds it learns hold for that replay only.
 class EventMatcher {
  public:
-  EventMatcher(const Trace& trace, bool compare_steps);
+  // `queries` (query_ids of the trace) must outlive the matcher.
+  EventMatcher(const std::set<std::string>& queries, bool compare_steps);
 
-  // Forgets the clientIds learnt so far (each replay learns them afresh).
-  void reset();
   // True when `observed` is what `model` logged; may learn clientIds from a query snapshot.
   bool matches(const Event& model, const Event& observed);
 
@@ -29,7 +32,7 @@ class EventMatcher {
   bool same_pending(const Value& model, const Value& observed);
   bool bind(const std::string& model_agent, const std::string& observed_id);
 
-  std::set<std::string> queries_;  // ids of query() requests: their values are snapshots
+  const std::set<std::string>& queries_;
   bool compare_steps_;
   std::map<std::string, std::string> agent_of_client_, client_of_agent_;
 };

@@ -39,7 +39,7 @@ constexpr std::size_t kSilent = std::numeric_limits<std::size_t>::max();
 class Search {
  public:
   Search(const Trace& trace, const Log& observed, const Options& options)
-      : trace_(trace), observed_(observed), options_(options) {
+      : trace_(trace), observed_(observed), options_(options), queries_(query_ids(trace)) {
     trace_.schedule.clear();  // every schedule is searched, not the one the trace pins
     trace_.schedule_pointer.clear();
     if (options.partial)
@@ -114,7 +114,8 @@ class Search {
  private:
   // One replay's view of how far the model's log matches the observed one.
   struct Progress {
-    explicit Progress(const Trace& trace, bool compare_steps) : matcher(trace, compare_steps) {}
+    Progress(const std::set<std::string>& queries, bool compare_steps)
+        : matcher(queries, compare_steps) {}
     EventMatcher matcher;
     std::map<std::string, std::size_t> matched;
     std::size_t consumed = 0;
@@ -139,7 +140,7 @@ class Search {
   // every new choice point, probing its alternatives to order them.
   Outcome replay(std::size_t depth, bool probe, std::size_t probe_choice = 0) {
     ++report_.runs;
-    Progress progress(trace_, options_.compare_steps);
+    Progress progress(queries_, options_.compare_steps);
     spec::StepCounts steps;
     spec::StepCounts* const outer = spec::step_sink();
     spec::set_step_sink(&steps);
@@ -313,6 +314,7 @@ class Search {
   Trace trace_;
   const Log& observed_;
   Options options_;
+  std::set<std::string> queries_;  // ids of the trace's queries, for every replay's matcher
   std::map<std::string, std::vector<std::size_t>> by_agent_;  // observed event indexes per agent
   std::set<std::string> may_stop_early_;  // --partial: agents the trace terminates or unloads
   std::map<std::string, std::size_t> unobserved_;  // of the replay that explained the log
