@@ -3,6 +3,7 @@
 #include <fstream>
 #include <iostream>
 
+#include "commands.h"
 #include "lockstep/check.h"
 #include "lockstep/trace_io.h"
 
@@ -10,11 +11,6 @@ namespace lockstep::cli {
 namespace {
 
 constexpr int kAllowed = 0, kNotAllowed = 1, kBadInput = 2, kUnknown = 3;
-
-int bad_input(const std::string& file, const Error& error) {
-  std::cerr << "lockstep: " << file << ": " << error.to_string() << "\n";
-  return kBadInput;
-}
 
 }  // namespace
 

@@ -20,12 +20,24 @@ std::unique_ptr<Engine> engine_named(const std::string& name) {
   return name == "impl" ? make_impl_engine() : make_spec_engine();
 }
 
+}  // namespace
+
 int bad_input(const std::string& file, const Error& error) {
   std::cerr << "lockstep: " << file << ": " << error.to_string() << "\n";
   return kBadInput;
 }
 
-}  // namespace
+std::vector<std::filesystem::path> trace_files_under(const std::string& dir) {
+  std::vector<std::filesystem::path> traces;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(dir)) {
+    const std::string name = entry.path().filename().string();
+    if (entry.is_regular_file() && name.size() > 11 &&
+        name.substr(name.size() - 11) == ".trace.json")
+      traces.push_back(entry.path());
+  }
+  std::sort(traces.begin(), traces.end());
+  return traces;
+}
 
 void print_coverage(const std::map<std::string, std::uint64_t>& hit, bool list_missed,
                     const std::string& only_spec) {
@@ -110,14 +122,7 @@ int corpus_command(const CorpusArgs& args) {
     std::cerr << "lockstep: " << args.dir << ": not a folder\n";
     return kBadInput;
   }
-  std::vector<fs::path> traces;
-  for (const auto& entry : fs::recursive_directory_iterator(args.dir)) {
-    const std::string name = entry.path().filename().string();
-    if (entry.is_regular_file() && name.size() > 11 &&
-        name.substr(name.size() - 11) == ".trace.json")
-      traces.push_back(entry.path());
-  }
-  std::sort(traces.begin(), traces.end());
+  const std::vector<fs::path> traces = trace_files_under(args.dir);
   auto engine = engine_named(args.engine);
   RunOptions options;
   options.coverage = args.coverage;

@@ -1,8 +1,12 @@
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
 #include <map>
 #include <string>
+#include <vector>
+
+#include "lockstep/error.h"
 
 namespace lockstep::cli {
 
@@ -21,6 +25,11 @@ struct CorpusArgs {
   bool coverage = false;
   bool verbose = false;
 };
+
+// Shared by the commands: "lockstep: FILE: pointer: message" on stderr; returns exit code 2.
+int bad_input(const std::string& file, const Error& error);
+// Every *.trace.json under `dir`, recursively, sorted.
+std::vector<std::filesystem::path> trace_files_under(const std::string& dir);
 
 int run_command(const RunArgs& args);
 // Prints on stderr the share of each spec's step index that `hit` covers (and what it misses).

@@ -10,6 +10,7 @@
 #include <iostream>
 #include <optional>
 
+#include "commands.h"
 #include "lockstep/spec_engine.h"
 #include "lockstep/trace_io.h"
 
@@ -106,12 +107,7 @@ int export_command(const ExportArgs& args) {
   for (const std::string& input : args.inputs) {
     std::error_code ec;
     if (fs::is_directory(input, ec)) {
-      for (const auto& entry : fs::recursive_directory_iterator(input)) {
-        const std::string name = entry.path().filename().string();
-        if (entry.is_regular_file() && name.size() > 11 &&
-            name.substr(name.size() - 11) == ".trace.json")
-          traces.push_back(entry.path());
-      }
+      for (const fs::path& path : trace_files_under(input)) traces.push_back(path);
     } else if (fs::is_regular_file(input, ec)) {
       traces.push_back(input);
     } else {
@@ -135,10 +131,7 @@ int export_command(const ExportArgs& args) {
   const auto engine = make_spec_engine();
   for (const fs::path& path : traces) {
     auto trace = read_trace_file(path.string());
-    if (!trace) {
-      std::cerr << "lockstep: " << path.string() << ": " << trace.error().to_string() << "\n";
-      return 2;
-    }
+    if (!trace) return bad_input(path.string(), trace.error());
     if (trace->name.empty()) trace->name = path.stem().stem().string();
     if (auto why = not_exportable(trace.value())) {
       report += "| " + trace->name + " | | not exported: " + *why + " |\n";
@@ -146,11 +139,7 @@ int export_command(const ExportArgs& args) {
       continue;
     }
     RunOutcome outcome = engine->run(trace.value(), {});
-    if (!outcome.ok()) {
-      std::cerr << "lockstep: " << path.string() << ": " << outcome.failure().error.to_string()
-                << "\n";
-      return 2;
-    }
+    if (!outcome.ok()) return bad_input(path.string(), outcome.failure().error);
     const std::string file = trace->name + ".html";
     std::ofstream(fs::path(args.out) / file)
         << page(trace.value(), write_trace(trace.value()), write_log(outcome.result().log));

@@ -49,6 +49,14 @@ std::string one_line(const std::string& json) {
   return out;
 }
 
+// One trace out: a JSON line on stdout, or a file in --out.
+void write_generated(const GenArgs& args, const std::string& name, const std::string& json) {
+  if (args.out.empty())
+    std::cout << one_line(json) << "\n";
+  else
+    std::ofstream(std::filesystem::path(args.out) / (name + ".trace.json")) << json;
+}
+
 // --exhaustive: every candidate of the bound that replays on the model, with its coverage.
 int gen_exhaustive(const GenArgs& args, int shard, int shards) {
   if (args.profile != "locks" && args.profile != "mixed")
@@ -78,11 +86,7 @@ int gen_exhaustive(const GenArgs& args, int shard, int shards) {
         for (const auto& [step, n] : outcome.result().steps_hit) covered[step] += n;
         if (args.with_coverage)
           for (const auto& [step, n] : outcome.result().steps_hit) trace->exercises.push_back(step);
-        const std::string text = write_trace(trace.value());
-        if (args.out.empty())
-          std::cout << one_line(text) << "\n";
-        else
-          std::ofstream(std::filesystem::path(args.out) / (trace->name + ".trace.json")) << text;
+        write_generated(args, trace->name, write_trace(trace.value()));
         ++written;
         return true;
       });
@@ -128,19 +132,16 @@ int gen_command(const GenArgs& args) {
       !parse_int(args.shard.substr(slash + 1), shards) || shards < 1 || shard < 0 ||
       shard >= shards)
     return bad("--shard", "expected I/N with 0 <= I < N, got \"" + args.shard + "\"");
+  if (!args.exhaustive) {  // --exhaustive has its own bound
+    if (args.count < 0) return bad("--count", "must not be negative");
+    if (args.steps < 1) return bad("--steps", "must be at least 1");
+  }
   if (!args.out.empty()) {
     std::error_code ec;
     std::filesystem::create_directories(args.out, ec);
     if (ec) return bad("--out", "cannot make " + args.out + ": " + ec.message());
   }
   if (args.exhaustive) return gen_exhaustive(args, shard, shards);
-  if (args.count < 0) return bad("--count", "must not be negative");
-  if (args.steps < 1) return bad("--steps", "must be at least 1");
-  if (!args.out.empty()) {
-    std::error_code ec;
-    std::filesystem::create_directories(args.out, ec);
-    if (ec) return bad("--out", "cannot make " + args.out + ": " + ec.message());
-  }
   // The generator draws up to 3 + size steps (world_generator.cpp).
   const int size = std::max(0, args.steps - 3);
   const auto generator = gen::world_trace(profile);
@@ -152,11 +153,7 @@ int gen_command(const GenArgs& args) {
     if (auto valid = read_trace(json); !valid.ok())  // a generator defect, not the user's
       throw std::runtime_error("generated trace " + trace.name +
                                " is not valid: " + valid.error().to_string());
-    if (args.out.empty()) {
-      std::cout << one_line(json) << "\n";
-    } else {
-      std::ofstream(std::filesystem::path(args.out) / (trace.name + ".trace.json")) << json;
-    }
+    write_generated(args, trace.name, json);
   }
   return 0;
 }

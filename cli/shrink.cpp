@@ -7,6 +7,7 @@
 #include <fstream>
 #include <iostream>
 
+#include "commands.h"
 #include "lockstep/check.h"
 #include "lockstep/shrink.h"
 #include "lockstep/trace_io.h"
@@ -82,10 +83,7 @@ int shrink_command(const ShrinkArgs& args) {
     return kBadInput;
   }
   auto trace = read_trace_file(args.trace);
-  if (!trace) {
-    std::cerr << "lockstep: " << args.trace << ": " << trace.error().to_string() << "\n";
-    return kBadInput;
-  }
+  if (!trace) return bad_input(args.trace, trace.error());
   Adapter adapter(args);
   const auto first = adapter.judge(trace.value());
   if (!first) {
