@@ -2,6 +2,8 @@
 // when the adapter runs it (exit 0, a readable log) and `check` finds the log not allowed.
 #include "shrink.h"
 
+#include <stdlib.h>  // mkdtemp
+
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -33,10 +35,13 @@ std::string substitute(std::string command, const std::string& key, const std::s
 class Adapter {
  public:
   Adapter(const ShrinkArgs& args) : args_(args) {
-    dir_ = std::filesystem::temp_directory_path() /
-           ("lockstep-shrink-" + std::to_string(std::hash<std::string>{}(args.trace) ^
-                                                static_cast<std::size_t>(std::rand())));
-    std::filesystem::create_directories(dir_);
+    // A fresh folder of its own (mkdtemp), so that shrinks running side by side never share one.
+    std::string pattern =
+        (std::filesystem::temp_directory_path() / "lockstep-shrink-XXXXXX").string();
+    if (!mkdtemp(pattern.data()))
+      throw std::runtime_error("cannot make a temporary folder under " +
+                               std::filesystem::temp_directory_path().string());
+    dir_ = pattern;
     options_.profile =
         args.profile == "intent" ? check::Profile::Intent : check::Profile::Normative;
     options_.max_runs = args.max_runs;
