@@ -67,25 +67,16 @@ SchedulingBinding::LogicalQueue* SchedulingBinding::select_the_scheduler_task_qu
     Scheduler* s, const SchedulingState& state, bool is_continuation) {
   TaskScheduler& core = s->env->loop->scheduler;
   Signal* signal = state.priority_signal;
-  Slot* slot = nullptr;
-  if (signal && !has_fixed_priority(*signal)) {
-    slot = &s->dynamic_slots[{signal, is_continuation}];
-    if (!slot->made) {
-      slot->core = &core;
-      slot->physical = core.create_queue(signal->priority, is_continuation);
-      slot->made = true;
-      s->queues.push_back(slot->physical);
-      signal->queues.emplace_back(&core, slot->physical);  // follows the signal's priority
-    }
-  } else {
-    const Priority priority = signal ? signal->priority : state.fixed;
-    slot = &s->static_slots[static_cast<int>(priority)][is_continuation ? 1 : 0];
-    if (!slot->made) {
-      slot->core = &core;
-      slot->physical = core.create_queue(priority, is_continuation);
-      slot->made = true;
-      s->queues.push_back(slot->physical);
-    }
+  const bool dynamic = signal && !has_fixed_priority(*signal);
+  const Priority priority = signal ? signal->priority : state.fixed;
+  Slot* slot = dynamic ? &s->dynamic_slots[{signal, is_continuation}]
+                       : &s->static_slots[static_cast<int>(priority)][is_continuation ? 1 : 0];
+  if (!slot->made) {
+    slot->core = &core;
+    slot->physical = core.create_queue(priority, is_continuation);
+    slot->made = true;
+    s->queues.push_back(slot->physical);
+    if (dynamic) signal->queues.emplace_back(&core, slot->physical);  // follows its priority
   }
   if (!slot->current) {  // 1.1.1 / 2.2.1: the key has no queue: make one
     logical_queues_.emplace_back();
