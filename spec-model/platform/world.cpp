@@ -180,7 +180,7 @@ std::size_t World::choose(const std::vector<Unit>& units) {
       ChoicePoint point;
       for (const Unit& u : units) point.names.push_back(u.name);
       point.proposals = proposals(units, candidates);
-      point.canonical = canonical(units, candidates);
+      point.canonical = oldest(units, point.proposals);
       const std::size_t picked = chooser_(point);
       if (picked >= units.size())
         throw InternalError("a chooser picked unit " + std::to_string(picked) + " of " +
@@ -199,9 +199,12 @@ std::size_t World::choose(const std::vector<Unit>& units) {
 // oldest proposal in the world runs.
 std::size_t World::canonical(const std::vector<Unit>& units,
                              const std::vector<std::size_t>& candidates) const {
-  const std::vector<std::size_t> proposed = proposals(units, candidates);
-  std::size_t best = proposed.front();
-  for (std::size_t i : proposed)
+  return oldest(units, proposals(units, candidates));
+}
+
+std::size_t World::oldest(const std::vector<Unit>& units, const std::vector<std::size_t>& among) {
+  std::size_t best = among.front();
+  for (std::size_t i : among)
     if (units[i].seq < units[best].seq) best = i;
   return best;
 }

@@ -165,6 +165,7 @@ class World {
                         const std::vector<std::size_t>& candidates) const;
   std::vector<std::size_t> proposals(const std::vector<Unit>& units,
                                      const std::vector<std::size_t>& candidates) const;
+  static std::size_t oldest(const std::vector<Unit>& units, const std::vector<std::size_t>& among);
 
   std::vector<std::shared_ptr<void>> arena_;
   std::map<std::string, std::unique_ptr<Environment>> environments_;
