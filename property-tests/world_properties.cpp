@@ -312,7 +312,7 @@ void the_model_keeps_its_invariants_at_every_unit() {
   runner.world().set_unit_observer([&] {
     if (broken.empty()) broken = invariants.after_unit();
   });
-  runner.world().set_before_unit_observer([&](const std::string& name, std::uint64_t seq) {
+  runner.world().set_before_unit_observer([&](const std::string& name, std::uint64_t seq, int) {
     if (broken.empty()) broken = scheduler_invariants.before_unit(name, seq);
   });
   const RunResult result = runner.run();

@@ -6,10 +6,12 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <optional>
 
 #include "lockstep/log_compare.h"
 #include "lockstep/spec_engine.h"
 #include "lockstep/trace_io.h"
+#include "runner/trace_runner.h"
 
 namespace lockstep::check {
 namespace {
@@ -133,6 +135,65 @@ TEST(Check, AGrantOutOfFifoOrderAcrossAgentsIsNotAllowed) {
   ASSERT_TRUE(r.divergence->observed);
   EXPECT_EQ(r.divergence->observed->member("request")->as_string(), "r2");
   EXPECT_TRUE(instead_has(r, "callback", "request", "r2"));
+}
+
+// The divergence's schedule, pinned, replays the run that got furthest: the diverging agent's
+// events match the observed ones up to the divergence, and its next event is one of `instead`.
+void expect_schedule_replays_the_divergence(const Case& c, const Report& r) {
+  ASSERT_TRUE(r.divergence);
+  const Divergence& d = *r.divergence;
+  Trace pinned = c.trace;
+  pinned.schedule = d.schedule;
+  RunOutcome outcome = make_spec_engine()->run(pinned, RunOptions{});
+  ASSERT_TRUE(outcome.ok()) << outcome.failure().error.to_string();
+  std::vector<std::string> model, observed;
+  for (const Event& e : outcome.result().log.events)
+    if (e.agent == d.agent) model.push_back(write_event(e));
+  for (const Event& e : c.log.events)
+    if (e.agent == d.agent) observed.push_back(write_event(e));
+  ASSERT_GE(model.size(), d.agent_index);
+  for (std::size_t i = 0; i < d.agent_index; ++i) EXPECT_EQ(model[i], observed[i]) << i;
+  if (model.size() == d.agent_index) {
+    EXPECT_TRUE(d.model_could_stop);
+    return;
+  }
+  const bool listed = std::any_of(d.instead.begin(), d.instead.end(), [&](const Event& e) {
+    return write_event(e) == model[d.agent_index];
+  });
+  EXPECT_TRUE(listed) << model[d.agent_index];
+}
+
+TEST(Check, TheDivergenceScheduleReplaysTheRunThatGotFurthest) {
+  Case c = corpus_case("web-locks/abort-non-head-request");
+  std::swap(c.log.events[1], c.log.events[2]);
+  expect_schedule_replays_the_divergence(c, check_ok(c));
+
+  // A's lock callback task and its scheduler tasks race on A's event loop. The log of a run that
+  // takes a unit other than the canonical one at every choice point runs the callback first; with
+  // its last event moved to a step it cannot belong to, the run that gets furthest must leave the
+  // canonical policy, and its schedule says how.
+  auto trace = read_trace(R"({"format": "lockstep-trace", "version": 1,
+    "agents": [{"id": "A", "kind": "window", "origin": "https://a.test"}],
+    "steps": [
+      {"agent": "A", "op": "postTask", "id": "t1", "settle": false},
+      {"agent": "A", "op": "request", "id": "r1", "name": "res", "settle": false},
+      {"agent": "A", "op": "postTask", "id": "t2"}]})");
+  ASSERT_TRUE(trace.ok()) << trace.error().to_string();
+  Case off{trace.value(), {}};
+  spec::TraceRunner runner(off.trace);
+  runner.world().set_chooser([](const spec::World::ChoicePoint& point) {
+    return point.canonical == 0 ? point.names.size() - 1 : 0;
+  });
+  off.log = runner.run().log;
+  Options canonical_only;
+  canonical_only.max_runs = 1;
+  ASSERT_EQ(check(off.trace, off.log, canonical_only)->verdict, Verdict::Unknown);
+  off.log.events.back().step += 1000;
+  const Report r = check_ok(off);
+  EXPECT_EQ(r.verdict, Verdict::NotAllowed);
+  ASSERT_TRUE(r.divergence);
+  EXPECT_FALSE(r.divergence->schedule.empty());
+  expect_schedule_replays_the_divergence(off, r);
 }
 
 TEST(Check, ATaskRunBelowARunnableHigherPriorityIsNotAllowed) {

@@ -112,6 +112,7 @@ std::string to_json(const Report& report, const std::string& trace_name) {
     for (const Event& e : d.instead) div["instead"].push_back(Json::parse(write_event(e)));
     div["modelCouldStop"] = d.model_could_stop;
     div["specSteps"] = d.spec_steps;
+    div["schedule"] = d.schedule;
     j["divergence"] = div;
   }
   j["assumptions"] = report.assumptions;

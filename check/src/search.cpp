@@ -150,6 +150,7 @@ class Search {
     } reset{outer};
     spec::TraceRunner runner(trace_);
     spec::World& world = runner.world();
+    current_world_ = &world;
     enum class Phase { Follow, Probed, Continue } phase = Phase::Follow;
     std::size_t met = 0;  // choice points met in this replay
     bool dead = false;    // the path or the probed segment logged an event not observed next
@@ -186,7 +187,7 @@ class Search {
       ++depth;
       return nodes_[here].order[0];
     });
-    world.set_before_unit_observer([&](const std::string&, std::uint64_t) {
+    world.set_before_unit_observer([&](const std::string&, std::uint64_t, int) {
       check_events();
       steps.clear();  // the steps noted with a divergence are those of the unit that logged it
     });
@@ -296,6 +297,7 @@ class Search {
       best_->agent = agent;
       best_->agent_index = k;
       best_->matched = matched;
+      best_->schedule = current_world_->choices_taken();
       if (k < mine.size()) {
         best_->log_index = mine[k];
         best_->observed = observed_.events[mine[k]];
@@ -323,6 +325,7 @@ class Search {
   bool canonical_only_ = false;     // the first replay: the canonical policy throughout
   std::vector<std::string> canonical_schedule_;
   std::optional<Divergence> best_;
+  spec::World* current_world_ = nullptr;  // of the replay running now
   Report report_;
 };
 

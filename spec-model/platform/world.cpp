@@ -306,7 +306,7 @@ void World::settle() {
     std::vector<Unit> units = runnable_units();
     if (units.empty()) return;
     const Unit& unit = units[choose(units)];
-    if (before_unit_) before_unit_(unit.name, unit.seq);
+    if (before_unit_) before_unit_(unit.name, unit.seq, unit.effective_priority);
     run_unit(unit);
     if (unit_observer_) unit_observer_();
   }

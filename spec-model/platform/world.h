@@ -129,9 +129,11 @@ class World {
   // Called after every unit the world runs while settling: where the property tests check the
   // model's invariants (property-tests/world_properties.cpp). Not part of any spec.
   void set_unit_observer(std::function<void()> observer) { unit_observer_ = std::move(observer); }
-  // Called just before a unit runs, with its name as a schedule names it and the world-wide age
-  // of the work it runs (for a scheduler unit, the scheduler task's).
-  using BeforeUnit = std::function<void(const std::string& name, std::uint64_t seq)>;
+  // Called just before a unit runs, with its name as a schedule names it, the world-wide age of
+  // the work it runs (for a scheduler unit, the scheduler task's) and, for a scheduler unit, the
+  // effective priority of the queue it takes from (0-5, I-17; -1 for other units).
+  using BeforeUnit =
+      std::function<void(const std::string& name, std::uint64_t seq, int effective_priority)>;
   void set_before_unit_observer(BeforeUnit observer) { before_unit_ = std::move(observer); }
   std::vector<std::string> choices_taken() const { return choices_taken_; }
   // A choice point handed to a chooser (lockstep check): the units runnable now, named as a

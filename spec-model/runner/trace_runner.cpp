@@ -38,6 +38,7 @@ void TraceRunner::run_top_level(int index, const Action& step) {
   world_.set_current_step(index);
   if (step.op == Op::AdvanceTime) {
     world_.advance_time(step.ms);  // I-4: settles after every instant at which timers fire
+    if (after_step_) after_step_(index);
     return;
   }
   Environment* environment = world_.environment(step.agent);
@@ -61,6 +62,7 @@ void TraceRunner::run_top_level(int index, const Action& step) {
   }
   if (environment->terminated && !terminated_in_step_.count(step.agent))
     terminated_in_step_[step.agent] = index;
+  if (after_step_) after_step_(index);
   if (step.settle) world_.settle();
 }
 

@@ -3,6 +3,7 @@
 // is the host in engine262's sense: every hook the spec algorithms call into script is here.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -23,6 +24,13 @@ class TraceRunner : public ScriptHost {
   World& world() { return world_; }
   const WebLocks& web_locks() const { return locks_; }
   const Scheduling& scheduling() const { return scheduling_; }
+  // For `lockstep render`: the promises the trace names (request, query, newPromise ids), and a
+  // call after each top-level step's own task (or terminate, unload, advanceTime), before the
+  // world settles.
+  const std::map<std::string, Promise*>& named_promises() const { return promises_; }
+  void set_after_step_observer(std::function<void(int step)> observer) {
+    after_step_ = std::move(observer);
+  }
 
   Completion call_lock_granted_callback(const CallbackFunction& callback,
                                         LockObject* lock) override;
@@ -65,6 +73,7 @@ class TraceRunner : public ScriptHost {
   std::map<std::string, AbortController*> controllers_;
   std::map<std::string, TaskController*> task_controllers_;
   std::map<std::string, int> terminated_in_step_;
+  std::function<void(int)> after_step_;
 };
 
 }  // namespace lockstep::spec
