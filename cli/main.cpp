@@ -9,6 +9,7 @@
 #include "export.h"
 #include "fuzz.h"
 #include "gen.h"
+#include "render.h"
 #include "shrink.h"
 
 int main(int argc, char** argv) {
@@ -148,6 +149,9 @@ int main(int argc, char** argv) {
   export_cmd->add_flag("--wpt", export_args.wpt, "testharness.js pages, one per trace");
   export_cmd->add_option("-o,--out", export_args.out, "The folder to write")->capture_default_str();
 
+  lockstep::cli::RenderArgs render;
+  auto* render_cmd = lockstep::cli::add_render_command(app, render);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -163,6 +167,7 @@ int main(int argc, char** argv) {
     if (*check_cmd) return lockstep::cli::check_command(check);
     if (*shrink_cmd) return lockstep::cli::shrink_command(shrink);
     if (*export_cmd) return lockstep::cli::export_command(export_args);
+    if (*render_cmd) return lockstep::cli::render_command(render);
   } catch (const std::exception& e) {
     std::cerr << "lockstep: internal error: " << e.what() << "\n";
     return 1;

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The test suite: unit tests, corpus replays, CLI contract and properties, built and run under the
-# release preset, again under ASan+UBSan, and again under ThreadSanitizer. Installs what it needs first.
+# release preset, again under ASan+UBSan, and again under ThreadSanitizer. Installs what it needs first
+# (with headless Chromium, for the render test).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/install-deps.sh
+bash scripts/install-deps.sh --with-browser
 jobs=$(nproc)
 for preset in release asan tsan; do
   echo "== $preset =="

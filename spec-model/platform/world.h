@@ -152,6 +152,7 @@ class World {
 
   // The log and the step the events belong to.
   void set_current_step(int step) { current_step_ = step; }
+  int current_step() const { return current_step_; }
   void log(Environment* environment, std::string event,
            std::vector<std::pair<std::string, Value>> members);
   Log& event_log() { return log_; }

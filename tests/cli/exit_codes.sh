@@ -86,5 +86,14 @@ sed 's/"agent": "A"/"agent": "Z"/' "$log" > "$tmp/stranger.log.json"
 check 2 "check unknown agent" "$lockstep" check "$trace" "$tmp/stranger.log.json"
 grep -q '/events/0/agent' "$tmp/err" || { echo "FAIL check bad input does not name the event"; fail=1; }
 check 2 "check bad profile" "$lockstep" check "$trace" "$log" --profile lenient
+# render: a page whatever the verdict (check is the command that judges); bad input exits 2.
+check 0 "render" "$lockstep" render "$trace" -o "$tmp/page.html"
+grep -q '<script type="application/json" id="lockstep-data">' "$tmp/page.html" || { echo "FAIL render wrote no page data"; fail=1; }
+check 0 "render --log not allowed" "$lockstep" render "$trace" --log "$tmp/wrong.log.json" -o "$tmp/page.html"
+check 2 "render unknown agent" "$lockstep" render "$trace" --log "$tmp/stranger.log.json" -o "$tmp/page.html"
+grep -q 'stranger.log.json: events\[0\].agent (/events/0/agent)' "$tmp/err" || { echo "FAIL render bad log does not name the event"; fail=1; }
+check 2 "render missing trace" "$lockstep" render "$tmp/none.json" -o "$tmp/page.html"
+check 2 "render without -o" "$lockstep" render "$trace"
+check 2 "render --corpus empty folder" "$lockstep" render --corpus "$tmp/fuzz" -o "$tmp/site"
 echo "exit codes: $([ $fail -eq 0 ] && echo ok || echo FAILED)"
 exit $fail
