@@ -122,9 +122,16 @@ int gen_command(const GenArgs& args) {
       profile.opaque = false;
     else if (item == "timers")
       profile.timers = false;
+    else if (item == "origins")
+      profile.origins = false;
+    else if (item == "unload")
+      profile.unload = false;
+    else if (item == "shared-loops")
+      profile.shared_loops = false;
     else if (!item.empty())
-      return bad("--without",
-                 "unknown capability \"" + item + "\" (workers, partitions, opaque, timers)");
+      return bad("--without", "unknown capability \"" + item +
+                                  "\" (workers, partitions, opaque, timers, origins, unload, "
+                                  "shared-loops)");
   }
   int shard = 0, shards = 1;
   const auto slash = args.shard.find('/');

@@ -10,9 +10,10 @@ struct GenArgs {
   int count = 1;
   int steps = 30;                 // at most this many top-level steps per trace
   std::string profile = "mixed";  // locks | scheduling | mixed | single-agent
-  std::string without;            // comma-separated: workers, partitions, opaque, timers
-  std::string shard = "0/1";      // I/N: this process makes traces i with i % N == I
-  std::string out;                // a folder for one file per trace; empty: JSON lines on stdout
+  std::string without;  // comma-separated: workers, partitions, opaque, timers, origins, unload,
+                        // shared-loops
+  std::string shard = "0/1";  // I/N: this process makes traces i with i % N == I
+  std::string out;            // a folder for one file per trace; empty: JSON lines on stdout
   // --exhaustive: every Web Locks trace within the bound instead of random ones
   bool exhaustive = false;
   int agents = 3, names = 2, ops = 4;

@@ -75,8 +75,10 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   gen_cmd->add_option("--profile", gen.profile, "locks, scheduling, mixed or single-agent")
       ->capture_default_str();
-  gen_cmd->add_option("--without", gen.without,
-                      "What the target lacks, comma-separated: workers,partitions,opaque,timers");
+  gen_cmd->add_option(
+      "--without", gen.without,
+      "What the target lacks, comma-separated: workers,partitions,opaque,timers,origins,unload,"
+      "shared-loops");
   gen_cmd->add_option("--shard", gen.shard, "I/N: make only the traces i with i % N == I")
       ->capture_default_str();
   gen_cmd->add_option("--out", gen.out,

@@ -14,9 +14,12 @@ struct Profile {
   bool locks = true;
   bool scheduling = true;
   bool workers = true;
-  bool partitions = true;  // more than one storage partition
-  bool opaque = true;      // agents with an opaque origin
-  bool timers = true;      // setTimeout, AbortSignal.timeout, postTask delays, advanceTime
+  bool partitions = true;    // more than one storage partition
+  bool opaque = true;        // agents with an opaque origin
+  bool timers = true;        // setTimeout, AbortSignal.timeout, postTask delays, advanceTime
+  bool origins = true;       // more than one (non-opaque) origin
+  bool unload = true;        // unloading a window's document
+  bool shared_loops = true;  // windows sharing one event loop
   int min_agents = 1;
   int max_agents = 6;
 };

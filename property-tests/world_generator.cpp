@@ -68,7 +68,8 @@ class WorldBuilder {
     const int name_count = uniform(1, 4);
     for (int i = 1; i <= name_count; ++i) names_.push_back("n" + std::to_string(i));
     const int partitions = profile_.partitions ? uniform(1, 4) : 1;
-    std::vector<std::string> origins{"https://a.test", "https://b.test"};
+    std::vector<std::string> origins{"https://a.test"};
+    if (profile_.origins) origins.push_back("https://b.test");
     if (profile_.opaque) origins.push_back("opaque");
     const int origin_count = uniform(1, static_cast<int>(origins.size()) + 1);
     const int agents = uniform(profile_.min_agents, profile_.max_agents + 1);
@@ -81,7 +82,8 @@ class WorldBuilder {
       a.event_loop = a.id;
       // A window may share the event loop of an earlier window (a similar-origin window agent).
       // Opaque origins are each their own, so no two opaque windows are similar-origin.
-      if (a.kind == AgentKind::Window && a.origin != "opaque" && chance(30))
+      if (profile_.shared_loops && a.kind == AgentKind::Window && a.origin != "opaque" &&
+          chance(30))
         for (Agent& other : trace_.agents)
           if (other.kind == AgentKind::Window && other.origin == a.origin &&
               other.partition == a.partition) {
@@ -140,7 +142,7 @@ class WorldBuilder {
     Action a;
     const bool window = agent(who).kind == AgentKind::Window;
     const bool loaded = std::find(loaded_.begin(), loaded_.end(), who) != loaded_.end();
-    if (window && loaded && chance(50)) {
+    if (profile_.unload && window && loaded && chance(50)) {
       a.op = Op::Unload;
       loaded_.erase(std::find(loaded_.begin(), loaded_.end(), who));
     } else {

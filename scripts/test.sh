@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # The test suite: unit tests, corpus replays, CLI contract and properties, built and run under the
 # release preset, again under ASan+UBSan, and again under ThreadSanitizer. Installs what it needs first
-# (with headless Chromium, for the render test).
+# (with headless Chromium and Node.js 26, which tests drive).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/install-deps.sh --with-browser
+bash scripts/install-deps.sh --for-tests
 jobs=$(nproc)
 for preset in release asan tsan; do
   echo "== $preset =="

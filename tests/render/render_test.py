@@ -27,7 +27,7 @@ def fail(what):
 def chromium():
     found = os.environ.get("LOCKSTEP_CHROMIUM") or shutil.which("chromium")
     if not found:
-        print("chromium is not installed: scripts/install-deps.sh --with-browser installs it")
+        print("chromium is not installed: scripts/install-deps.sh --for-tests installs it")
         sys.exit(1)
     return found
 

@@ -1,0 +1,205 @@
+// One agent of a lockstep trace, replayed with the real APIs of the global it runs in (a Node.js
+// worker thread, a Deno or browser dedicated worker): performs the trace's actions
+// (traces/README.md) and reports what its script observes, in the lockstep-log event shapes.
+// Host glue (how steps arrive and events leave) is in each runner; this file knows none.
+//
+// Ops here: request, query, newAbortController, abort, newPromise, settle, then, queueMicrotask,
+// run, await, mark. Everything else is refused before a run starts (cannotExpress in the runner).
+
+const isDOMException = (v) => Object.prototype.toString.call(v) === '[object DOMException]' ||
+  (typeof DOMException !== 'undefined' && v instanceof DOMException);
+
+// A script value as a log writes it: DOMExceptions by name; another error as {"Error": name},
+// which no spec outcome matches; undefined stays undefined.
+export function toLogValue(v) {
+  if (isDOMException(v)) return { DOMException: v.name };
+  if (v instanceof Error) return { Error: v.name };
+  if (Array.isArray(v)) return v.map(toLogValue);
+  if (v && typeof v === 'object') {
+    const out = {};
+    for (const [k, x] of Object.entries(v)) out[k] = toLogValue(x);
+    return out;
+  }
+  return v;
+}
+
+// A trace value as script sees it: {"DOMException": name} becomes one.
+function fromTraceValue(v) {
+  if (v && typeof v === 'object' && !Array.isArray(v) && Object.keys(v).length === 1 &&
+      typeof v.DOMException === 'string')
+    return new DOMException('', v.DOMException);
+  return v;
+}
+
+const awaits = (body) => (body || []).some((a) => a.op === 'await' || a.op === 'yield');
+
+// A lock query snapshot as plain data (some engines return objects of their own classes).
+function plainSnapshot(s) {
+  const entry = (l) => ({ name: l.name, mode: l.mode, clientId: l.clientId });
+  return { held: (s.held || []).map(entry), pending: (s.pending || []).map(entry) };
+}
+
+export class Agent {
+  // emit(event): called with each event (no `step`, no `agent`: the runner adds them).
+  constructor(emit) {
+    this.emit = emit;
+    this.promises = new Map();   // request, query and newPromise ids
+    this.resolvers = new Map();  // newPromise ids and pending callback results
+    this.controllers = new Map();
+  }
+
+  // A top-level step: the message that carries it is the task it runs in.
+  step(action) {
+    if (action.op === 'run') setTimeout(() => this.runAsync(action.body), 0);
+    else this.perform(action);
+  }
+
+  // The reaction attached when the promise is made (the log's `settled` event).
+  observe(id, promise, isQuery) {
+    this.promises.set(id, promise);
+    promise.then(
+      (v) => {
+        const e = { event: 'settled', target: id, state: 'fulfilled' };
+        if (v !== undefined) e.value = isQuery ? plainSnapshot(v) : toLogValue(v);
+        this.emit(e);
+      },
+      (r) => {
+        const e = { event: 'settled', target: id, state: 'rejected' };
+        if (r !== undefined) e.reason = toLogValue(r);
+        this.emit(e);
+      });
+  }
+
+  // A callback of the trace as a function: logs, runs its body, returns its result.
+  callbackFor(owner, callback, onInvoke) {
+    callback = callback || {};
+    const result = callback.result || { return: undefined };
+    const finish = () => {
+      if ('throw' in result) throw fromTraceValue(result.throw);
+      if (result.pending)
+        return new Promise((resolve, reject) => this.resolvers.set(owner, { resolve, reject }));
+      return fromTraceValue(result.return);
+    };
+    if (awaits(callback.body)) {
+      return async (...args) => {
+        onInvoke(...args);
+        await this.runAsync(callback.body);
+        return finish();
+      };
+    }
+    return (...args) => {
+      onInvoke(...args);
+      for (const a of callback.body || []) this.perform(a);
+      return finish();
+    };
+  }
+
+  async runAsync(body) {
+    for (const a of body || []) {
+      if (a.op === 'await') await this.promises.get(a.target);
+      else this.perform(a);
+    }
+  }
+
+  perform(a) {
+    switch (a.op) {
+      case 'request': {
+        const cb = this.callbackFor(a.id, a.callback, (lock) => this.emit({
+          event: 'callback', request: a.id,
+          lock: lock ? { name: lock.name, mode: lock.mode } : null,
+        }));
+        let p;
+        try {
+          if (a.options) {
+            const options = {};
+            for (const key of ['mode', 'ifAvailable', 'steal'])
+              if (key in a.options) options[key] = a.options[key];
+            if (a.options.signal) options.signal = this.controllers.get(a.options.signal).signal;
+            p = navigator.locks.request(a.name, options, cb);
+          } else {
+            p = navigator.locks.request(a.name, cb);
+          }
+        } catch (e) {
+          // WebIDL rejects a promise-returning operation's errors; an engine that throws instead
+          // is still observed, as a rejection, and check judges it.
+          p = Promise.reject(e);
+        }
+        this.observe(a.id, p, false);
+        return;
+      }
+      case 'query':
+        this.observe(a.id, navigator.locks.query(), true);
+        return;
+      case 'newAbortController':
+        this.controllers.set(a.id, new AbortController());
+        return;
+      case 'abort': {
+        const controller = this.controllers.get(a.signal);
+        if ('reason' in a) controller.abort(fromTraceValue(a.reason));
+        else controller.abort();
+        return;
+      }
+      case 'newPromise':
+        this.promises.set(a.id, new Promise((resolve, reject) => {
+          this.resolvers.set(a.id, { resolve, reject });
+        }));
+        return;
+      case 'settle': {
+        const r = this.resolvers.get(a.target);
+        const value = fromTraceValue(a.value);
+        if (a.outcome === 'reject') r.reject(value);
+        else r.resolve(value);
+        return;
+      }
+      case 'then':
+        this.promises.get(a.target).then(() => this.runAsync(a.body));
+        return;
+      case 'queueMicrotask':
+        queueMicrotask(() => this.runAsync(a.body));
+        return;
+      case 'run':
+        setTimeout(() => this.runAsync(a.body), 0);
+        return;
+      case 'mark':
+        this.emit({ event: 'mark', label: a.label });
+        return;
+      default:
+        throw new Error(`op ${a.op} is not supported by this adapter`);
+    }
+  }
+}
+
+// Why a trace cannot run on a target whose runner supports `ops` and `features`; null when it
+// can. Features: "windows" (unload and shared event loops), "origins" (more than one),
+// "partitions", "opaque".
+export function cannotExpress(trace, { ops, features }) {
+  const agents = trace.agents || [];
+  const origin = (a) => a.origin;
+  const partition = (a) => a.partition || 'default';
+  if (trace.schedule && trace.schedule.length) return 'it pins a schedule';
+  if (!features.includes('opaque') && agents.some((a) => a.origin === 'opaque'))
+    return 'an agent has an opaque origin';
+  if (!features.includes('origins') && new Set(agents.map(origin)).size > 1)
+    return 'it uses more than one origin';
+  if (!features.includes('partitions') && new Set(agents.map(partition)).size > 1)
+    return 'it uses more than one partition';
+  if (!features.includes('windows') && agents.some((a) => a.eventLoop && a.eventLoop !== a.id))
+    return 'windows share an event loop';
+  const creator = new Map();
+  let reason = null;
+  const walk = (actions, agent) => {
+    for (const a of actions || []) {
+      const who = a.agent || agent;
+      if (!reason && !ops.includes(a.op)) reason = `op ${a.op} is not supported`;
+      if (a.id) creator.set(a.id, who);
+      // A promise lives in its agent's realm: another agent cannot settle or await it here.
+      const target = a.op === 'settle' || a.op === 'await' || a.op === 'then' ? a.target : null;
+      if (!reason && target && creator.has(target) && creator.get(target) !== who)
+        reason = `agent ${who} uses ${target}, which agent ${creator.get(target)} made`;
+      if (a.callback) walk(a.callback.body, who);
+      walk(a.body, who);
+    }
+  };
+  walk(trace.steps, undefined);
+  return reason;
+}

@@ -1,0 +1,27 @@
+// A trace agent in a Node.js worker thread: top-level steps arrive as messages from run.mjs, and
+// events leave as messages. An event the step's own task logs carries the step; run.mjs stamps
+// every other event with the step it is settling when the event arrives (traces/README.md: the
+// step during whose settling it happened). The runner's clock, not the worker's, decides: a lock
+// callback queued by another thread can run here before a message the runner sent earlier.
+import { parentPort } from 'node:worker_threads';
+import { Agent } from '../agent.mjs';
+
+// A web page only reports an unhandled rejection; Node would end the thread. Traces reject
+// promises nobody handles (a callback's result, a settle with "reject"), so do as a page does.
+process.on('unhandledRejection', () => {});
+
+let own = null;  // the step whose own task is running here, or null
+const agent = new Agent((event) => parentPort.postMessage({ type: 'event', own, event }));
+
+parentPort.on('message', (m) => {
+  if (m.type !== 'perform') return;
+  own = m.step;
+  try {
+    agent.step(m.action);
+  } catch (e) {
+    parentPort.postMessage({ type: 'error', step: m.step, message: String(e && e.stack || e) });
+  } finally {
+    own = null;
+  }
+});
+parentPort.postMessage({ type: 'ready' });

@@ -1,0 +1,101 @@
+// lockstep's Node.js adapter: replays a trace with Node's own navigator.locks, one worker thread
+// per agent, and writes the observed lockstep-log.
+//
+//   node adapters/js/node/run.mjs TRACE LOG
+//
+// Exit 0 when the log was written; 4 when the trace needs what Node cannot express (printed as
+// "cannot express: ..."); 1 when the replay failed. After each step that settles, the runner
+// waits for quiescence: no message from any agent for LOCKSTEP_QUIET_MS (default 40) and three
+// turns of its own event loop, at most LOCKSTEP_SETTLE_LIMIT_MS (default 2000); never a fixed sleep.
+//
+// How a trace maps onto Node: every agent, window or worker, is a worker thread of one process
+// (one origin, one partition: Node has one lock manager per process). Node has no documents, no
+// `scheduler`, and no virtual clock, so unload, shared event loops, the scheduler's ops, timers
+// and advanceTime cannot be expressed; nor can opaque origins, several origins or partitions.
+import { readFileSync, writeFileSync } from 'node:fs';
+import { Worker } from 'node:worker_threads';
+import { cannotExpress } from '../agent.mjs';
+
+const OPS = ['request', 'query', 'newAbortController', 'abort', 'newPromise', 'settle', 'then',
+  'queueMicrotask', 'run', 'await', 'mark', 'terminate'];
+
+const [traceFile, logFile] = process.argv.slice(2);
+if (!traceFile || !logFile) {
+  console.error('usage: run.mjs TRACE LOG');
+  process.exit(2);
+}
+const trace = JSON.parse(readFileSync(traceFile, 'utf8'));
+const reason = cannotExpress(trace, { ops: OPS, features: [] });
+if (reason) {
+  console.error(`cannot express: ${reason}`);
+  process.exit(4);
+}
+const quietMs = Number(process.env.LOCKSTEP_QUIET_MS || 40);
+const limitMs = Number(process.env.LOCKSTEP_SETTLE_LIMIT_MS || 2000);
+
+const events = [];
+const errors = [];
+let activity = 0;
+let settling = 0;  // the step whose settling is under way: what arrives now happened in it
+const workers = new Map();
+const ready = [];
+for (const agent of trace.agents) {
+  const worker = new Worker(new URL('./agent-worker.mjs', import.meta.url));
+  workers.set(agent.id, worker);
+  ready.push(new Promise((resolve) => worker.once('message', resolve)));
+  worker.on('message', (m) => {
+    ++activity;
+    if (m.type === 'event')
+      events.push({ step: m.own === null ? settling : m.own, agent: agent.id, ...m.event });
+    else if (m.type === 'error') errors.push(`agent ${agent.id}, step ${m.step}: ${m.message}`);
+  });
+  worker.on('error', (e) => errors.push(`agent ${agent.id}: ${e && e.stack || e}`));
+}
+await Promise.all(ready);
+
+const turn = () => new Promise((resolve) => setImmediate(resolve));
+async function settle() {
+  const start = performance.now();
+  let seen = activity, last = performance.now(), turns = 0;
+  while (performance.now() - start < limitMs) {
+    await turn();
+    if (activity !== seen) {
+      seen = activity;
+      last = performance.now();
+      turns = 0;
+    } else if (++turns >= 3 && performance.now() - last >= quietMs) {
+      return;
+    } else if (turns >= 3) {
+      await new Promise((resolve) => setTimeout(resolve, 1));
+    }
+  }
+}
+
+// The step whose settling what happens during step i belongs to: i when it settles, else the
+// next step that does (the last step's index when none does: the final settle).
+const settlesAt = [];
+for (let i = trace.steps.length - 1, next = trace.steps.length - 1; i >= 0; --i) {
+  if (trace.steps[i].settle !== false) next = i;
+  settlesAt[i] = next;
+}
+
+for (let i = 0; i < trace.steps.length; ++i) {
+  const step = trace.steps[i];
+  settling = settlesAt[i];
+  if (step.op === 'terminate') {
+    await workers.get(step.agent).terminate();
+    workers.delete(step.agent);
+  } else {
+    workers.get(step.agent).postMessage({ type: 'perform', step: i, action: step });
+  }
+  if (step.settle !== false) await settle();
+}
+await settle();
+await Promise.all([...workers.values()].map((w) => w.terminate()));
+if (errors.length) {
+  console.error(errors.join('\n'));
+  process.exit(1);
+}
+const lines = events.map((e) => '  ' + JSON.stringify(e));
+writeFileSync(logFile,
+  `{"format": "lockstep-log", "version": 1, "events": [\n${lines.join(',\n')}\n]}\n`);
