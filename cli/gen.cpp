@@ -100,20 +100,19 @@ int gen_exhaustive(const GenArgs& args, int shard, int shards) {
 
 }  // namespace
 
-int gen_command(const GenArgs& args) {
-  gen::Profile profile;
-  if (args.profile == "locks") {
+std::optional<std::string> read_gen_profile(const std::string& name, const std::string& without,
+                                            gen::Profile& profile) {
+  if (name == "locks") {
     profile.scheduling = false;
-  } else if (args.profile == "scheduling") {
+  } else if (name == "scheduling") {
     profile.locks = false;
-  } else if (args.profile == "single-agent") {
+  } else if (name == "single-agent") {
     profile.max_agents = 1;
-  } else if (args.profile != "mixed") {
-    return bad("--profile",
-               "expected locks, scheduling, mixed or single-agent, got \"" + args.profile + "\"");
+  } else if (name != "mixed") {
+    return "--profile: expected locks, scheduling, mixed or single-agent, got \"" + name + "\"";
   }
-  std::stringstream without(args.without);
-  for (std::string item; std::getline(without, item, ',');) {
+  std::stringstream items(without);
+  for (std::string item; std::getline(items, item, ',');) {
     if (item == "workers")
       profile.workers = false;
     else if (item == "partitions")
@@ -129,9 +128,25 @@ int gen_command(const GenArgs& args) {
     else if (item == "shared-loops")
       profile.shared_loops = false;
     else if (!item.empty())
-      return bad("--without", "unknown capability \"" + item +
-                                  "\" (workers, partitions, opaque, timers, origins, unload, "
-                                  "shared-loops)");
+      return "--without: unknown capability \"" + item +
+             "\" (workers, partitions, opaque, timers, origins, unload, shared-loops)";
+  }
+  return std::nullopt;
+}
+
+Trace generate_trace(const gen::Profile& profile, std::uint64_t seed, int steps) {
+  // The generator draws up to 3 + size steps (world_generator.cpp).
+  const int size = std::max(0, steps - 3);
+  Trace trace = gen::world_trace(profile)(rc::Random(seed), size).value();
+  trace.name = "gen-" + std::to_string(seed);
+  return trace;
+}
+
+int gen_command(const GenArgs& args) {
+  gen::Profile profile;
+  if (auto error = read_gen_profile(args.profile, args.without, profile)) {
+    std::cerr << "lockstep: gen " << *error << "\n";
+    return 2;
   }
   int shard = 0, shards = 1;
   const auto slash = args.shard.find('/');
@@ -149,13 +164,9 @@ int gen_command(const GenArgs& args) {
     if (ec) return bad("--out", "cannot make " + args.out + ": " + ec.message());
   }
   if (args.exhaustive) return gen_exhaustive(args, shard, shards);
-  // The generator draws up to 3 + size steps (world_generator.cpp).
-  const int size = std::max(0, args.steps - 3);
-  const auto generator = gen::world_trace(profile);
   for (int i = shard; i < args.count; i += shards) {
-    const std::uint64_t seed = args.seed + static_cast<std::uint64_t>(i);
-    Trace trace = generator(rc::Random(seed), size).value();
-    trace.name = "gen-" + std::to_string(seed);
+    const Trace trace =
+        generate_trace(profile, args.seed + static_cast<std::uint64_t>(i), args.steps);
     const std::string json = write_trace(trace);
     if (auto valid = read_trace(json); !valid.ok())  // a generator defect, not the user's
       throw std::runtime_error("generated trace " + trace.name +

@@ -1,7 +1,14 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
+
+#include "lockstep/trace.h"
+
+namespace lockstep::gen {
+struct Profile;
+}
 
 namespace lockstep::cli {
 
@@ -22,5 +29,11 @@ struct GenArgs {
 
 // Exit 0 on success, 2 for bad arguments (naming the option).
 int gen_command(const GenArgs& args);
+
+// --profile and --without into a generator profile; an error names the option.
+std::optional<std::string> read_gen_profile(const std::string& name, const std::string& without,
+                                            gen::Profile& profile);
+// Trace `seed` of the generator, of at most `steps` top-level steps (what `gen` writes).
+Trace generate_trace(const gen::Profile& profile, std::uint64_t seed, int steps);
 
 }  // namespace lockstep::cli

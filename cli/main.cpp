@@ -8,6 +8,7 @@
 #include "commands.h"
 #include "export.h"
 #include "fuzz.h"
+#include "fuzz_target.h"
 #include "gen.h"
 #include "render.h"
 #include "shrink.h"
@@ -63,6 +64,19 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   fuzz_cmd->add_option("--max-size", fuzz.max_size, "RapidCheck's largest size")
       ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  // --target: a real implementation instead of the property suite (fuzz_target.h).
+  lockstep::cli::FuzzTargetArgs fuzz_target;
+  fuzz_cmd->add_option("--target", fuzz_target.target,
+                       "Fuzz a real implementation through its adapter (adapters/targets.json): "
+                       "gen -> adapter -> check -> shrink");
+  fuzz_cmd->add_option("--targets", fuzz_target.targets,
+                       "--target: the registry of targets (default adapters/targets.json)");
+  fuzz_cmd->add_option("--count", fuzz_target.count, "--target: at most this many traces")
+      ->capture_default_str();
+  fuzz_cmd->add_option("--steps", fuzz_target.steps, "--target: top-level steps per trace, at most")
+      ->capture_default_str();
+  fuzz_cmd->add_option("--shrink", fuzz_target.shrink, "--target: how many failures to shrink")
       ->capture_default_str();
 
   lockstep::cli::GenArgs gen;
@@ -164,6 +178,12 @@ int main(int argc, char** argv) {
     if (*run_cmd) return lockstep::cli::run_command(run);
     if (*validate_cmd) return lockstep::cli::validate_command(validate_trace);
     if (*corpus_cmd) return lockstep::cli::corpus_command(corpus);
+    if (*fuzz_cmd && !fuzz_target.target.empty()) {
+      fuzz_target.minutes = fuzz.minutes;
+      fuzz_target.seed = fuzz.seed;
+      if (fuzz_cmd->count("--out") > 0) fuzz_target.out = fuzz.out;
+      return lockstep::cli::fuzz_target_command(fuzz_target);
+    }
     if (*fuzz_cmd) return lockstep::cli::fuzz_command(fuzz);
     if (*gen_cmd) return lockstep::cli::gen_command(gen);
     if (*check_cmd) return lockstep::cli::check_command(check);

@@ -86,6 +86,10 @@ sed 's/"agent": "A"/"agent": "Z"/' "$log" > "$tmp/stranger.log.json"
 check 2 "check unknown agent" "$lockstep" check "$trace" "$tmp/stranger.log.json"
 grep -q '/events/0/agent' "$tmp/err" || { echo "FAIL check bad input does not name the event"; fail=1; }
 check 2 "check bad profile" "$lockstep" check "$trace" "$log" --profile lenient
+# fuzz --target: an unknown target, or a registry that is not one, is bad input.
+check 2 "fuzz unknown target" "$lockstep" fuzz --target nope --targets "$root/adapters/targets.json" --out "$tmp/ft"
+grep -q 'known: node' "$tmp/err" || { echo "FAIL fuzz --target does not list the known targets"; fail=1; }
+check 2 "fuzz bad registry" "$lockstep" fuzz --target node --targets "$trace" --out "$tmp/ft"
 # render: a page whatever the verdict (check is the command that judges); bad input exits 2.
 check 0 "render" "$lockstep" render "$trace" -o "$tmp/page.html"
 grep -q '<script type="application/json" id="lockstep-data">' "$tmp/page.html" || { echo "FAIL render wrote no page data"; fail=1; }

@@ -1,7 +1,7 @@
 // A trace agent in a Node.js worker thread: top-level steps arrive as messages from run.mjs, and
-// events leave as messages. An event the step's own task logs carries the step; run.mjs stamps
-// every other event with the step it is settling when the event arrives (traces/README.md: the
-// step during whose settling it happened). The runner's clock, not the worker's, decides: a lock
+// events leave as messages. An event that the step's own task (or its microtasks) logs carries
+// the step; run.mjs stamps every other event with the step it is settling when the event arrives
+// (traces/README.md: the step during whose settling it happened). The runner's clock, not the worker's, decides: a lock
 // callback queued by another thread can run here before a message the runner sent earlier.
 import { parentPort } from 'node:worker_threads';
 import { Agent } from '../agent.mjs';
@@ -20,8 +20,10 @@ parentPort.on('message', (m) => {
     agent.step(m.action);
   } catch (e) {
     parentPort.postMessage({ type: 'error', step: m.step, message: String(e && e.stack || e) });
-  } finally {
-    own = null;
   }
+  // The step's own task ends after its microtask checkpoint: Node drains every microtask (chained
+  // ones too) before it runs the tick queue, so a tick queued from the first microtask after the
+  // step runs once the checkpoint is over, and before any other task of this thread.
+  queueMicrotask(() => process.nextTick(() => { own = null; }));
 });
 parentPort.postMessage({ type: 'ready' });

@@ -1,0 +1,51 @@
+// Running an external implementation on a trace: the adapter command (`{trace}` in, `{log}` out)
+// that `shrink` and `fuzz --target` drive, and check's verdict on the log it writes.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+
+#include "lockstep/check.h"
+#include "lockstep/log.h"
+#include "lockstep/trace.h"
+
+namespace lockstep::cli {
+
+// What one adapter run gave.
+struct AdapterRun {
+  enum class Kind {
+    Logged,         // exit 0 and a readable log
+    CannotExpress,  // exit 4: the target cannot express the trace (stderr says why)
+    Failed,         // another exit (a crash of the engine, or of the adapter), or no log
+  } kind = Kind::Failed;
+  int exit_code = 0;
+  std::string message;  // the first line of stderr
+  Log log;
+};
+
+class Adapter {
+ public:
+  // `command` must hold {trace} and {log}; check_options judge its logs.
+  Adapter(std::string command, check::Options check_options);
+  ~Adapter();
+  Adapter(const Adapter&) = delete;
+  Adapter& operator=(const Adapter&) = delete;
+
+  AdapterRun run(const Trace& trace);
+  // check's report on the adapter's log; none when the adapter did not log.
+  std::optional<check::Report> judge(const Trace& trace);
+  // A candidate still fails: logged, and check does not allow it.
+  bool fails(const Trace& trace);
+
+  const check::Options& check_options() const { return options_; }
+
+ private:
+  std::string command_;
+  check::Options options_;
+  std::filesystem::path dir_;
+};
+
+bool command_has_placeholders(const std::string& command);
+
+}  // namespace lockstep::cli

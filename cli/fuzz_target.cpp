@@ -1,0 +1,199 @@
+#include "fuzz_target.h"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "adapter.h"
+#include "gen.h"
+#include "generators.h"
+#include "lockstep/check.h"
+#include "lockstep/shrink.h"
+#include "lockstep/trace_io.h"
+
+namespace lockstep::cli {
+namespace {
+
+namespace fs = std::filesystem;
+using Json = nlohmann::ordered_json;
+constexpr int kClean = 0, kFailures = 1, kBadInput = 2;
+
+int bad(const std::string& what) {
+  std::cerr << "lockstep: fuzz " << what << "\n";
+  return kBadInput;
+}
+
+// The registry: the path given, else adapters/targets.json here, else beside the binary
+// (build/lockstep -> adapters/targets.json of the same checkout).
+fs::path find_targets(const std::string& given) {
+  if (!given.empty()) return given;
+  if (fs::exists("adapters/targets.json")) return "adapters/targets.json";
+  std::error_code ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    for (fs::path dir = exe.parent_path(); !dir.empty() && dir != dir.root_path();
+         dir = dir.parent_path())
+      if (fs::exists(dir / "adapters/targets.json")) return dir / "adapters/targets.json";
+  }
+  return "adapters/targets.json";
+}
+
+std::string replace_all(std::string text, const std::string& key, const std::string& value) {
+  for (auto at = text.find(key); at != std::string::npos; at = text.find(key, at + value.size()))
+    text.replace(at, key.size(), value);
+  return text;
+}
+
+// What a fuzz run counts, and how it shows them on one line.
+struct Tally {
+  std::uint64_t traces = 0, allowed = 0, not_allowed = 0, failed = 0, cannot = 0, unknown = 0;
+  std::string line(double seconds, std::uint64_t count) const {
+    std::string bar;
+    if (count > 0) {
+      const std::size_t width = 24, done = width * traces / count;
+      bar = "[" + std::string(done, '=') + std::string(width - done, ' ') + "] ";
+    }
+    char text[200];
+    std::snprintf(text, sizeof text,
+                  "%s%llu traces: %llu allowed, %llu not allowed, %llu adapter failures, %llu "
+                  "cannot express, %llu unknown  %.0fs",
+                  bar.c_str(), static_cast<unsigned long long>(traces),
+                  static_cast<unsigned long long>(allowed),
+                  static_cast<unsigned long long>(not_allowed),
+                  static_cast<unsigned long long>(failed), static_cast<unsigned long long>(cannot),
+                  static_cast<unsigned long long>(unknown), seconds);
+    return text;
+  }
+};
+
+void write_text(const fs::path& path, const std::string& text) {
+  std::ofstream(path) << text;
+}
+
+}  // namespace
+
+int fuzz_target_command(const FuzzTargetArgs& args) {
+  const fs::path targets_file = find_targets(args.targets);
+  auto text = read_text_file(targets_file.string());
+  if (!text) return bad("--targets: " + text.error().to_string());
+  const Json registry = Json::parse(text.value(), nullptr, /*allow_exceptions=*/false);
+  if (registry.is_discarded() || !registry.contains("targets") || !registry["targets"].is_object())
+    return bad("--targets: " + targets_file.string() + ": not a targets registry");
+  if (!registry["targets"].contains(args.target)) {
+    std::string known;
+    for (const auto& [name, _] : registry["targets"].items()) known += " " + name;
+    return bad("--target: no target \"" + args.target + "\" in " + targets_file.string() +
+               " (known:" + known + ")");
+  }
+  const Json& target = registry["targets"][args.target];
+  const std::string where = "targets." + args.target;
+  if (!target.contains("command") || !target["command"].is_string())
+    return bad("--targets: " + where + ".command: expected the adapter command");
+  const std::string command = replace_all(target["command"].get<std::string>(), "{adapters}",
+                                          fs::absolute(targets_file).parent_path().string());
+  if (!command_has_placeholders(command))
+    return bad("--targets: " + where + ".command: needs {trace} and {log}");
+  gen::Profile profile;
+  if (auto error = read_gen_profile(target.value("profile", std::string("mixed")),
+                                    target.value("without", std::string()), profile))
+    return bad("--targets: " + where + ": " + *error);
+  if (args.steps < 1) return bad("--steps: must be at least 1");
+  check::Options options;
+  options.partial = target.value("partial", false);
+  options.max_runs = 2'000;
+
+  std::error_code ec;
+  fs::create_directories(fs::path(args.out) / "failures", ec);
+  if (ec) return bad("--out: cannot make " + args.out + ": " + ec.message());
+  Adapter adapter(command, options);
+  Tally tally;
+  Json failures = Json::array();
+  int shrunk = 0;
+  const bool tty = isatty(STDERR_FILENO);
+  const auto start = std::chrono::steady_clock::now();
+  const auto elapsed = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  };
+  for (std::uint64_t i = 0; args.count == 0 || i < args.count; ++i) {
+    if (elapsed() >= args.minutes * 60) break;
+    const std::uint64_t seed = args.seed + i;
+    const Trace trace = generate_trace(profile, seed, args.steps);
+    ++tally.traces;
+    const AdapterRun ran = adapter.run(trace);
+    std::optional<check::Report> report;
+    if (ran.kind == AdapterRun::Kind::CannotExpress) {
+      ++tally.cannot;
+    } else if (ran.kind == AdapterRun::Kind::Failed) {
+      ++tally.failed;
+    } else {
+      auto checked = check::check(trace, ran.log, options);
+      if (!checked) {  // the adapter logged an agent the trace lacks: the adapter's defect
+        ++tally.failed;
+      } else {
+        report = checked.value();
+        if (report->verdict == check::Verdict::Allowed) ++tally.allowed;
+        if (report->verdict == check::Verdict::Unknown) ++tally.unknown;
+        if (report->verdict == check::Verdict::NotAllowed) ++tally.not_allowed;
+      }
+    }
+    const bool failure = ran.kind == AdapterRun::Kind::Failed ||
+                         (report && report->verdict == check::Verdict::NotAllowed);
+    if (failure) {
+      // Kept: the trace, what the adapter did, and check's explanation; the first few shrunk.
+      const fs::path dir = fs::path(args.out) / "failures" / trace.name;
+      fs::create_directories(dir, ec);
+      write_text(dir / "trace.json", write_trace(trace));
+      Json entry{{"seed", seed}, {"trace", (dir / "trace.json").string()}};
+      if (report) {
+        write_text(dir / "observed.log.json", write_log(ran.log));
+        write_text(dir / "check.txt", check::to_text(*report, trace.name));
+        entry["kind"] = "not allowed";
+        entry["log"] = (dir / "observed.log.json").string();
+      } else {
+        write_text(dir / "adapter.txt",
+                   "exit " + std::to_string(ran.exit_code) + ": " + ran.message + "\n");
+        entry["kind"] = "adapter failed";
+        entry["exit"] = ran.exit_code;
+        entry["message"] = ran.message;
+      }
+      if (report && shrunk < args.shrink) {
+        ++shrunk;
+        check::ShrinkStats stats;
+        const Trace minimal = check::shrink(
+            trace, [&](const Trace& t) { return adapter.fails(t); }, &stats);
+        write_text(dir / "minimal.trace.json", write_trace(minimal));
+        entry["minimal"] = (dir / "minimal.trace.json").string();
+        entry["minimalCalls"] = stats.calls_after;
+        entry["minimalAgents"] = stats.agents_after;
+      }
+      failures.push_back(entry);
+    }
+    if (tty)
+      std::cerr << "\r" << tally.line(elapsed(), args.count) << std::flush;
+    else if (tally.traces % 10 == 0)
+      std::cerr << tally.line(elapsed(), args.count) << "\n";
+  }
+  std::cerr << (tty ? "\r" : "") << tally.line(elapsed(), args.count) << "\n";
+  const Json summary{{"target", args.target},
+                     {"command", command},
+                     {"firstSeed", args.seed},
+                     {"traces", tally.traces},
+                     {"steps", args.steps},
+                     {"seconds", elapsed()},
+                     {"allowed", tally.allowed},
+                     {"notAllowed", tally.not_allowed},
+                     {"adapterFailures", tally.failed},
+                     {"cannotExpress", tally.cannot},
+                     {"unknown", tally.unknown},
+                     {"failures", failures}};
+  write_text(fs::path(args.out) / "summary.json", summary.dump(2) + "\n");
+  std::cerr << "results in " << args.out << "/summary.json\n";
+  return failures.empty() ? kClean : kFailures;
+}
+
+}  // namespace lockstep::cli

@@ -1,0 +1,24 @@
+// lockstep fuzz --target NAME: generated traces run on a real implementation through its adapter
+// (adapters/targets.json), each log judged by check, failures shrunk and kept.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace lockstep::cli {
+
+struct FuzzTargetArgs {
+  std::string target;
+  std::string targets;      // the registry; empty: adapters/targets.json here, or beside the binary
+  double minutes = 1;       // time budget
+  std::uint64_t count = 0;  // at most this many traces (0: until the time budget is spent)
+  std::uint64_t seed = 1;   // trace i uses seed + i, as `lockstep gen` does
+  int steps = 12;           // at most this many top-level steps per trace
+  int shrink = 3;           // failures shrunk (the rest are kept as found)
+  std::string out = "fuzz-results";
+};
+
+// Exit 0 when every trace the target ran was allowed, 1 when failures were kept, 2 bad input.
+int fuzz_target_command(const FuzzTargetArgs& args);
+
+}  // namespace lockstep::cli
