@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
-"""A small fuzz budget against Node.js 26: `lockstep fuzz --target node`.
+"""A small fuzz budget against a real engine: `lockstep fuzz --target TARGET`.
 
-Checks the campaign's contract, not Node's bugs: the summary accounts for every trace; each kept
+Checks the campaign's contract, not the engine's bugs: the summary accounts for every trace; each kept
 failure holds a valid trace and Node's log, which check still does not allow when run again on
 the saved files; each shrunk trace is valid and no larger than the one it came from.
-Usage: node_fuzz.py LOCKSTEP SOURCE_DIR
+Usage: engine_fuzz.py LOCKSTEP SOURCE_DIR TARGET COUNT SHRINK
 """
 import json
 import os
@@ -13,8 +13,8 @@ import subprocess
 import sys
 import tempfile
 
-LOCKSTEP, ROOT = sys.argv[1], sys.argv[2]
-COUNT = 12
+LOCKSTEP, ROOT, TARGET = sys.argv[1], sys.argv[2], sys.argv[3]
+COUNT, SHRINK = int(sys.argv[4]), sys.argv[5]
 failures = []
 
 
@@ -33,9 +33,9 @@ def main():
     out = tempfile.mkdtemp()
     try:
         done = subprocess.run(
-            [LOCKSTEP, "fuzz", "--target", "node", "--targets",
+            [LOCKSTEP, "fuzz", "--target", TARGET, "--targets",
              os.path.join(ROOT, "adapters/targets.json"), "--count", str(COUNT), "--seed", "1",
-             "--shrink", "2", "--minutes", "10", "--out", out],
+             "--shrink", SHRINK, "--minutes", "10", "--out", out],
             capture_output=True, text=True, timeout=900)
         print(done.stderr.strip().splitlines()[-2] if done.stderr.strip() else "")
         if done.returncode not in (0, 1):

