@@ -203,3 +203,25 @@ export function cannotExpress(trace, { ops, features }) {
   walk(trace.steps, undefined);
   return reason;
 }
+
+// The browser agents' side of runner.html's protocol (a window's frame, a dedicated worker):
+// `post` sends to the runner, `listen` receives from it. Events that a step's own task logs carry
+// the step; the runner stamps the others.
+export function serveAgent(id, post, listen) {
+  let own = null;
+  const agent = new Agent((event) => post({ lockstep: 'event', agent: id, own, event }));
+  listen((data) => {
+    if (!data || data.lockstep !== 'perform') return;
+    own = data.step;
+    try {
+      agent.step(data.action);
+    } catch (e) {
+      post({ lockstep: 'error', agent: id, message: String(e && e.stack || e) });
+    }
+    // The step's own task ends after its microtask checkpoint; a task posted now runs after it.
+    const channel = new MessageChannel();
+    channel.port1.onmessage = () => { own = null; };
+    channel.port2.postMessage(null);
+  });
+  post({ lockstep: 'ready', agent: id });
+}

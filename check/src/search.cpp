@@ -142,12 +142,8 @@ class Search {
     ++report_.runs;
     Progress progress(queries_, options_.compare_steps);
     spec::StepCounts steps;
-    spec::StepCounts* const outer = spec::step_sink();
-    spec::set_step_sink(&steps);
-    struct Reset {
-      spec::StepCounts* outer;
-      ~Reset() { spec::set_step_sink(outer); }
-    } reset{outer};
+    const spec::ScopedStepSink counting(&steps);
+    spec::StepCounts* const outer = counting.outer();
     spec::TraceRunner runner(trace_);
     spec::World& world = runner.world();
     current_world_ = &world;

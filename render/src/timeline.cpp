@@ -108,12 +108,7 @@ class Recorder {
 
 Result<Timeline> collect_timeline(const Trace& trace) {
   spec::StepCounts steps;
-  spec::StepCounts* const outer = spec::step_sink();
-  spec::set_step_sink(&steps);
-  struct Reset {
-    spec::StepCounts* outer;
-    ~Reset() { spec::set_step_sink(outer); }
-  } reset{outer};
+  const spec::ScopedStepSink counting(&steps);
   try {
     spec::TraceRunner runner(trace);
     Recorder recorder(runner);

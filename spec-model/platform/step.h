@@ -16,6 +16,19 @@ void record_step(const char* id);
 void set_step_sink(StepCounts* sink);
 StepCounts* step_sink();  // the one set now, or null
 
+// Counts into `sink` while it lives, then gives the previous sink back.
+class ScopedStepSink {
+ public:
+  explicit ScopedStepSink(StepCounts* sink) : outer_(step_sink()) { set_step_sink(sink); }
+  ~ScopedStepSink() { set_step_sink(outer_); }
+  ScopedStepSink(const ScopedStepSink&) = delete;
+  ScopedStepSink& operator=(const ScopedStepSink&) = delete;
+  StepCounts* outer() const { return outer_; }
+
+ private:
+  StepCounts* outer_;
+};
+
 }  // namespace lockstep::spec
 
 #define SPEC_STEP(id) ::lockstep::spec::record_step(id)

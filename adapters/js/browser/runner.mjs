@@ -8,6 +8,7 @@
 // at most LIMIT_MS. An event that a step's own task logs carries that step; any other carries
 // the step being settled when it arrives (traces/README.md).
 import { cannotExpress } from '../agent.mjs';
+import { quiescence, settlesAt } from '../settle.mjs';
 
 const OPS = ['request', 'query', 'newAbortController', 'abort', 'newPromise', 'settle', 'then',
   'queueMicrotask', 'run', 'await', 'mark', 'terminate', 'unload'];
@@ -79,29 +80,13 @@ async function main() {
   }
   await Promise.all(ready);
 
-  const turn = () => new Promise((r) => setTimeout(r, 0));
-  async function settle() {
-    const start = performance.now();
-    let seen = activity, last = performance.now(), turns = 0;
-    while (performance.now() - start < LIMIT_MS) {
-      await turn();
-      if (activity !== seen) {
-        seen = activity;
-        last = performance.now();
-        turns = 0;
-      } else if (++turns >= 3 && performance.now() - last >= QUIET_MS) {
-        return;
-      }
-    }
-  }
-  const settlesAt = [];
-  for (let i = trace.steps.length - 1, next = trace.steps.length - 1; i >= 0; --i) {
-    if (trace.steps[i].settle !== false) next = i;
-    settlesAt[i] = next;
-  }
+  const settle = quiescence(() => activity, {
+    quietMs: QUIET_MS, limitMs: LIMIT_MS, turn: () => new Promise((r) => setTimeout(r, 0)),
+  });
+  const settlingStep = settlesAt(trace.steps);
   for (let i = 0; i < trace.steps.length; ++i) {
     const step = trace.steps[i];
-    settling = settlesAt[i];
+    settling = settlingStep[i];
     const agent = agents.get(step.agent);
     if (step.op === 'terminate' || step.op === 'unload') agent.end();
     else agent.send({ lockstep: 'perform', step: i, action: step });

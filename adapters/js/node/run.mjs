@@ -15,6 +15,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import { cannotExpress } from '../agent.mjs';
+import { quiescence, settlesAt } from '../settle.mjs';
 
 const OPS = ['request', 'query', 'newAbortController', 'abort', 'newPromise', 'settle', 'then',
   'queueMicrotask', 'run', 'await', 'mark', 'terminate'];
@@ -53,35 +54,17 @@ for (const agent of trace.agents) {
 }
 await Promise.all(ready);
 
-const turn = () => new Promise((resolve) => setImmediate(resolve));
-async function settle() {
-  const start = performance.now();
-  let seen = activity, last = performance.now(), turns = 0;
-  while (performance.now() - start < limitMs) {
-    await turn();
-    if (activity !== seen) {
-      seen = activity;
-      last = performance.now();
-      turns = 0;
-    } else if (++turns >= 3 && performance.now() - last >= quietMs) {
-      return;
-    } else if (turns >= 3) {
-      await new Promise((resolve) => setTimeout(resolve, 1));
-    }
-  }
-}
+const settle = quiescence(() => activity, {
+  quietMs, limitMs,
+  turn: () => new Promise((resolve) => setImmediate(resolve)),
+  pause: () => new Promise((resolve) => setTimeout(resolve, 1)),
+});
 
-// The step whose settling what happens during step i belongs to: i when it settles, else the
-// next step that does (the last step's index when none does: the final settle).
-const settlesAt = [];
-for (let i = trace.steps.length - 1, next = trace.steps.length - 1; i >= 0; --i) {
-  if (trace.steps[i].settle !== false) next = i;
-  settlesAt[i] = next;
-}
+const settlingStep = settlesAt(trace.steps);
 
 for (let i = 0; i < trace.steps.length; ++i) {
   const step = trace.steps[i];
-  settling = settlesAt[i];
+  settling = settlingStep[i];
   if (step.op === 'terminate') {
     await workers.get(step.agent).terminate();
     workers.delete(step.agent);
