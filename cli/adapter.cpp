@@ -17,16 +17,16 @@ std::string shell_quote(const std::string& s) {
   return out + "'";
 }
 
+constexpr int kCannotExpress = 4;  // adapters/README.md
+
+}  // namespace
+
 std::string substitute(std::string command, const std::string& key, const std::string& value) {
   for (std::size_t at = command.find(key); at != std::string::npos;
        at = command.find(key, at + value.size()))
     command.replace(at, key.size(), value);
   return command;
 }
-
-constexpr int kCannotExpress = 4;  // adapters/README.md
-
-}  // namespace
 
 bool command_has_placeholders(const std::string& command) {
   return command.find("{trace}") != std::string::npos && command.find("{log}") != std::string::npos;

@@ -47,5 +47,7 @@ class Adapter {
 };
 
 bool command_has_placeholders(const std::string& command);
+// `command` with every `key` (a placeholder such as {trace}) replaced by `value`.
+std::string substitute(std::string command, const std::string& key, const std::string& value);
 
 }  // namespace lockstep::cli

@@ -43,12 +43,6 @@ fs::path find_targets(const std::string& given) {
   return "adapters/targets.json";
 }
 
-std::string replace_all(std::string text, const std::string& key, const std::string& value) {
-  for (auto at = text.find(key); at != std::string::npos; at = text.find(key, at + value.size()))
-    text.replace(at, key.size(), value);
-  return text;
-}
-
 // What a fuzz run counts, and how it shows them on one line.
 struct Tally {
   std::uint64_t traces = 0, allowed = 0, not_allowed = 0, failed = 0, cannot = 0, unknown = 0;
@@ -94,8 +88,8 @@ int fuzz_target_command(const FuzzTargetArgs& args) {
   const std::string where = "targets." + args.target;
   if (!target.contains("command") || !target["command"].is_string())
     return bad("--targets: " + where + ".command: expected the adapter command");
-  const std::string command = replace_all(target["command"].get<std::string>(), "{adapters}",
-                                          fs::absolute(targets_file).parent_path().string());
+  const std::string command = substitute(target["command"].get<std::string>(), "{adapters}",
+                                         fs::absolute(targets_file).parent_path().string());
   if (!command_has_placeholders(command))
     return bad("--targets: " + where + ".command: needs {trace} and {log}");
   gen::Profile profile;
