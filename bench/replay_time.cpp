@@ -3,10 +3,16 @@
 // event. bench/run.sh uses it next to the end-to-end `lockstep run` timings, whose totals also
 // carry the cost of reading the trace and writing the log.
 //
-// Usage: lockstep_replay_time TRACE [spec|impl|both]   (prints one JSON object)
+// Usage: lockstep_replay_time TRACE [spec|impl|both] [--runs N]   (prints one JSON object)
+// With --runs N each engine replays the trace N times and the median time is reported (the
+// machine is shared and small, so one run can be off by 20 %); the spec engine, at about 10 s a
+// run, is replayed min(N, 3) times.
+#include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <iostream>
 #include <string>
+#include <vector>
 
 #include "lockstep/impl_engine.h"
 #include "lockstep/log_compare.h"
@@ -16,52 +22,68 @@
 namespace {
 
 struct Timed {
-  double seconds = 0;
+  double seconds = 0;  // the median over the runs
   lockstep::Log log;
   bool ok = false;
 };
 
-Timed time_run(const lockstep::Engine& engine, const lockstep::Trace& trace) {
-  const auto start = std::chrono::steady_clock::now();
-  lockstep::RunOutcome outcome = engine.run(trace, {});
-  const auto stop = std::chrono::steady_clock::now();
+Timed time_runs(const lockstep::Engine& engine, const lockstep::Trace& trace, int runs) {
   Timed timed;
-  timed.seconds = std::chrono::duration<double>(stop - start).count();
-  timed.ok = outcome.ok();
-  if (timed.ok)
+  std::vector<double> seconds;
+  for (int i = 0; i < runs; ++i) {
+    const auto start = std::chrono::steady_clock::now();
+    lockstep::RunOutcome outcome = engine.run(trace, {});
+    const auto stop = std::chrono::steady_clock::now();
+    seconds.push_back(std::chrono::duration<double>(stop - start).count());
+    timed.ok = outcome.ok();
+    if (!timed.ok) {
+      std::cerr << "lockstep_replay_time: " << engine.name() << ": "
+                << outcome.failure().error.to_string() << "\n";
+      return timed;
+    }
     timed.log = std::move(outcome.result().log);
-  else
-    std::cerr << "lockstep_replay_time: " << engine.name() << ": "
-              << outcome.failure().error.to_string() << "\n";
+  }
+  std::sort(seconds.begin(), seconds.end());
+  timed.seconds = seconds[seconds.size() / 2];
   return timed;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc < 2 || argc > 3) {
-    std::cerr << "usage: lockstep_replay_time TRACE [spec|impl|both]\n";
+  std::vector<std::string> args(argv + 1, argv + argc);
+  int runs = 1;
+  for (std::size_t i = 0; i < args.size(); ++i)
+    if (args[i] == "--runs" && i + 1 < args.size()) {
+      runs = std::atoi(args[i + 1].c_str());
+      args.erase(args.begin() + static_cast<std::ptrdiff_t>(i),
+                 args.begin() + static_cast<std::ptrdiff_t>(i) + 2);
+      break;
+    }
+  if (args.empty() || args.size() > 2 || runs < 1 ||
+      (args.size() == 2 && args[1] != "spec" && args[1] != "impl" && args[1] != "both")) {
+    std::cerr << "usage: lockstep_replay_time TRACE [spec|impl|both] [--runs N]\n";
     return 2;
   }
-  const std::string which = argc == 3 ? argv[2] : "both";
+  const std::string which = args.size() == 2 ? args[1] : "both";
   const auto read_start = std::chrono::steady_clock::now();
-  auto trace = lockstep::read_trace_file(argv[1]);
+  auto trace = lockstep::read_trace_file(args[0]);
   const double read_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - read_start).count();
   if (!trace) {
-    std::cerr << "lockstep_replay_time: " << argv[1] << ": " << trace.error().to_string() << "\n";
+    std::cerr << "lockstep_replay_time: " << args[0] << ": " << trace.error().to_string() << "\n";
     return 2;
   }
-  std::cout << "{\"trace\": \"" << argv[1] << "\", \"steps\": " << trace->steps.size()
-            << ", \"read_seconds\": " << read_seconds;
+  std::cout << "{\"trace\": \"" << args[0] << "\", \"steps\": " << trace->steps.size()
+            << ", \"read_seconds\": " << read_seconds << ", \"runs\": " << runs;
   Timed impl, spec;
   if (which != "spec") {
-    impl = time_run(*lockstep::make_impl_engine(), trace.value());
+    impl = time_runs(*lockstep::make_impl_engine(), trace.value(), runs);
     std::cout << ", \"impl_seconds\": " << impl.seconds
               << ", \"events\": " << impl.log.events.size();
   }
   if (which != "impl") {
-    spec = time_run(*lockstep::make_spec_engine(), trace.value());
+    spec = time_runs(*lockstep::make_spec_engine(), trace.value(), std::min(runs, 3));
     std::cout << ", \"spec_seconds\": " << spec.seconds;
   }
   bool same = true;

@@ -2,18 +2,21 @@
 // hooks, in one place).
 #pragma once
 
-#include <string>
+#include <string_view>
 
 #include "runtime.h"
 
 namespace lockstep::impl {
 
+struct CompiledAction;  // the runner's form of an action, with its references resolved
+
 // A callback function value: the trace's callback, the realm it came from, and the trace id of
-// the request or task that passed it.
+// the request or task that passed it (a view of the trace, which outlives the replay).
 struct CallbackRef {
   Env* env = nullptr;
   const Callback* callback = nullptr;
-  std::string owner;
+  std::string_view owner;
+  const CompiledAction* owner_action = nullptr;  // the request or task that passed it
 };
 
 class Host {

@@ -28,26 +28,55 @@ const char* priority_name(Priority p) {
 // A running body: an async function suspended at an await, or a plain function running through.
 struct Runner::Activation {
   Env* env = nullptr;
-  const std::vector<Action>* body = nullptr;
+  Runner::Code code;
   std::size_t pc = 0;
   Promise* promise = nullptr;          // the async function's promise; null for a plain function
   const Callback* callback = nullptr;  // its result; null for `async () => body`
-  std::string owner;
+  const CallbackRef* owner = nullptr;  // the callback's request or task; null for other bodies
 };
 
 Runner::Runner(const Trace& trace)
     : trace_(trace), rt_(trace), locks_(rt_, *this), scheduling_(rt_, *this) {
-  std::size_t ids = 0;
-  for_each_action(trace_.steps, [&](const Action& a) { ids += !a.id.empty(); });
+  std::size_t ids = 0, actions = 0;
+  for_each_action(trace_.steps, [&](const Action& a) {
+    ++actions;
+    ids += !a.id.empty();
+  });
   named_.reserve(ids);
   for_each_action(trace_.steps, [&](const Action& a) {
-    if (!a.id.empty()) named_[a.id].definition = &a;
+    if (!a.id.empty()) named_[a.id] = &names_.emplace_back(Named{&a});
   });
+  compiled_.reserve(actions);  // compile() keeps pointers into it: it must not reallocate
+  compile(trace_.steps);
 }
 
-Runner::Named* Runner::named(std::string_view id) {
+Named* Runner::named(const std::string& id) {
+  if (id.empty()) return nullptr;
   auto it = named_.find(id);
-  return it == named_.end() ? nullptr : &it->second;
+  return it == named_.end() ? nullptr : it->second;
+}
+
+// Lays out `body`'s actions contiguously, then each one's nested bodies after them; returns the
+// index of the first.
+std::size_t Runner::compile(const std::vector<Action>& body) {
+  const std::size_t first = compiled_.size();
+  compiled_.resize(first + body.size());
+  for (std::size_t i = 0; i < body.size(); ++i) {
+    const Action& a = body[i];
+    CompiledAction& c = compiled_[first + i];
+    c.id = named(a.id);
+    c.ref = named(!a.target.empty() ? a.target : !a.signal.empty() ? a.signal : a.controller);
+    const std::optional<std::string>& option_signal =
+        a.lock_options && a.lock_options->signal ? a.lock_options->signal
+        : a.task_options.signal                  ? a.task_options.signal
+                                                 : a.any_priority.signal;
+    if (option_signal) c.option_signal = named(*option_signal);
+    for (const std::string& id : a.signals) c.signals.push_back(named(id));
+    if (a.callback)
+      compiled_[first + i].callback_body = compiled_.data() + compile(a.callback->body);
+    if (!a.body.empty()) compiled_[first + i].body = compiled_.data() + compile(a.body);
+  }
+  return first;
 }
 
 RunResult Runner::run() {
@@ -84,15 +113,16 @@ void Runner::run_top_level(int index, const Action& step) {
     throw ReplayFailure{Error{step.pointer + "/agent",
                               "agent \"" + step.agent + "\" terminated during step " +
                                   std::to_string(ended->second) + " and runs no more script"}};
+  const CompiledAction& c = compiled_[static_cast<std::size_t>(index)];
   if (step.op == Op::Terminate) {
     end_agent(env);
     terminated_in_step_[step.agent] = index;
   } else if (step.op == Op::Unload) {
     unload(env);
   } else if (step.op == Op::Run) {
-    rt_.run_task_now(env, [&] { start_async(env, &step.body, nullptr, {}); });
+    rt_.run_task_now(env, [&] { start_async(env, Code{&step.body, c.body}, nullptr, nullptr); });
   } else {
-    rt_.run_task_now(env, [&] { perform(env, step, nullptr); });
+    rt_.run_task_now(env, [&] { perform(env, step, c, nullptr); });
   }
   if (env->terminated && !terminated_in_step_.count(step.agent))
     terminated_in_step_[step.agent] = index;
@@ -100,48 +130,56 @@ void Runner::run_top_level(int index, const Action& step) {
 }
 
 Completion Runner::call_lock_granted_callback(const CallbackRef& callback, const Value& lock_info) {
-  rt_.log(callback.env, "callback",
-          {{"request", Value::string(callback.owner)}, {"lock", lock_info}});
-  return call_function(callback.env, &callback.callback->body, callback.callback, callback.owner,
-                       callback.callback->is_async);
+  std::vector<std::pair<std::string, Value>> members;
+  members.reserve(2);
+  members.emplace_back("request", Value::string(std::string(callback.owner)));
+  members.emplace_back("lock", lock_info);
+  rt_.log(callback.env, "callback", std::move(members));
+  return call_callback(callback);
 }
 
 Completion Runner::call_post_task_callback(const CallbackRef& callback) {
-  rt_.log(callback.env, "task", {{"task", Value::string(callback.owner)}});
-  return call_function(callback.env, &callback.callback->body, callback.callback, callback.owner,
-                       callback.callback->is_async);
+  rt_.log(callback.env, "task", {{"task", Value::string(std::string(callback.owner))}});
+  return call_callback(callback);
 }
 
 void Runner::call_idle_request_callback(const CallbackRef& callback) {
-  rt_.log(callback.env, "idle", {{"id", Value::string(callback.owner)}});
-  call_function(callback.env, &callback.callback->body, callback.callback, callback.owner,
-                callback.callback->is_async);
+  rt_.log(callback.env, "idle", {{"id", Value::string(std::string(callback.owner))}});
+  call_callback(callback);
 }
 
-Completion Runner::call_function(Env* env, const std::vector<Action>* body,
-                                 const Callback* callback, const std::string& owner,
-                                 bool is_async) {
-  if (is_async) return Completion{false, JsValue(start_async(env, body, callback, owner))};
+Completion Runner::call_callback(const CallbackRef& callback) {
+  const Code code{&callback.callback->body, callback.owner_action->callback_body};
+  return call_function(callback.env, code, callback.callback, &callback,
+                       callback.callback->is_async);
+}
+
+Completion Runner::call_function(Env* env, Code code, const Callback* callback,
+                                 const CallbackRef* owner, bool is_async) {
+  if (is_async) return Completion{false, JsValue(start_async(env, code, callback, owner))};
   auto activation =
-      std::make_shared<Activation>(Activation{env, body, 0, nullptr, callback, owner});
-  for (; activation->pc < body->size(); ++activation->pc)
-    if (perform(env, (*body)[activation->pc], activation) == Flow::Stop) return Completion{};
+      std::make_shared<Activation>(Activation{env, code, 0, nullptr, callback, owner});
+  const std::vector<Action>& body = *code.body;
+  for (; activation->pc < body.size(); ++activation->pc)
+    if (perform(env, body[activation->pc], code.compiled[activation->pc], activation) == Flow::Stop)
+      return Completion{};
   return finish(*activation);
 }
 
-Promise* Runner::start_async(Env* env, const std::vector<Action>* body, const Callback* callback,
-                             const std::string& owner) {
+Promise* Runner::start_async(Env* env, Code code, const Callback* callback,
+                             const CallbackRef* owner) {
   Promise* promise = rt_.new_promise(env);
   auto activation =
-      std::make_shared<Activation>(Activation{env, body, 0, promise, callback, owner});
+      std::make_shared<Activation>(Activation{env, code, 0, promise, callback, owner});
   resume(activation);
   return promise;
 }
 
 void Runner::resume(const std::shared_ptr<Activation>& activation) {
-  const std::vector<Action>& body = *activation->body;
+  const std::vector<Action>& body = *activation->code.body;
   while (activation->pc < body.size()) {
-    Flow flow = perform(activation->env, body[activation->pc], activation);
+    const std::size_t pc = activation->pc;
+    Flow flow = perform(activation->env, body[pc], activation->code.compiled[pc], activation);
     ++activation->pc;
     if (flow != Flow::Next) return;
   }
@@ -161,18 +199,20 @@ Completion Runner::finish(Activation& activation) {
       return Completion{true, JsValue(activation.callback->value)};
     case Callback::Result::Pending: {
       Promise* pending = rt_.new_promise(activation.env);
-      named_[activation.owner].pending_result = pending;
+      activation.owner->owner_action->id->pending_result = pending;
       return Completion{false, JsValue(pending)};
     }
   }
   return Completion{};
 }
 
-void Runner::observe(Promise* promise, Env* env, const std::string& id) {
+void Runner::observe(Promise* promise, Env* env, std::string_view id) {
   const auto logger = [this, env, id](const char* state, const char* key) {
     return [this, env, id, state, key](const Value& v) {
-      std::vector<std::pair<std::string, Value>> members{{"target", Value::string(id)},
-                                                         {"state", Value::string(state)}};
+      std::vector<std::pair<std::string, Value>> members;
+      members.reserve(3);
+      members.emplace_back("target", Value::string(std::string(id)));
+      members.emplace_back("state", Value::string(state));
       if (!v.is_undefined()) members.emplace_back(key, v);
       rt_.log(env, "settled", std::move(members));
       return Completion{};
@@ -181,31 +221,29 @@ void Runner::observe(Promise* promise, Env* env, const std::string& id) {
   rt_.then(promise, logger("fulfilled", "value"), logger("rejected", "reason"), nullptr);
 }
 
-void Runner::not_created_yet(const Action& user, const std::string& id, const std::string& what) {
-  const Named* n = named(id);
+void Runner::not_created_yet(const Action& user, const std::string& id, const std::string& what,
+                             const Named* n) {
   throw ReplayFailure{lockstep::not_created_yet(user, id, what, n ? n->definition : nullptr)};
 }
 
-Promise* Runner::promise_named(const Action& user, const std::string& id) {
-  const Named* n = named(id);
-  if (!n || !n->promise) not_created_yet(user, id, "promise");
+Promise* Runner::promise_named(const Action& user, const std::string& id, const Named* n) {
+  if (!n || !n->promise) not_created_yet(user, id, "promise", n);
   return n->promise;
 }
 
-Signal* Runner::signal_named(const Action& user, const std::string& id) {
-  const Named* n = named(id);
-  if (!n || !n->signal) not_created_yet(user, id, "signal");
+Signal* Runner::signal_named(const Action& user, const std::string& id, const Named* n) {
+  if (!n || !n->signal) not_created_yet(user, id, "signal", n);
   return n->signal;
 }
 
-Signal* Runner::task_signal_named(const Action& user, const std::string& id) {
-  Signal* signal = signal_named(user, id);
+Signal* Runner::task_signal_named(const Action& user, const std::string& id, const Named* n) {
+  Signal* signal = signal_named(user, id, n);
   if (!signal->is_task_signal)
     throw EngineFault{"\"" + id + "\" is not a TaskSignal at " + user.pointer};
   return signal;
 }
 
-Runner::Flow Runner::perform(Env* env, const Action& a,
+Runner::Flow Runner::perform(Env* env, const Action& a, const CompiledAction& c,
                              const std::shared_ptr<Activation>& activation) {
   switch (a.op) {
     case Op::Request: {
@@ -214,29 +252,30 @@ Runner::Flow Runner::perform(Env* env, const Action& a,
         options.mode = a.lock_options->mode == LockMode::Exclusive ? Mode::Exclusive : Mode::Shared;
         options.if_available = a.lock_options->if_available;
         options.steal = a.lock_options->steal;
-        if (a.lock_options->signal) options.signal = signal_named(a, *a.lock_options->signal);
+        if (a.lock_options->signal)
+          options.signal = signal_named(a, *a.lock_options->signal, c.option_signal);
       }
-      Promise* p = locks_.request(env, a.name, options, CallbackRef{env, &*a.callback, a.id});
-      named_[a.id].promise = p;
+      Promise* p = locks_.request(env, a.name, options, CallbackRef{env, &*a.callback, a.id, &c});
+      c.id->promise = p;
       observe(p, env, a.id);
       return Flow::Next;
     }
     case Op::Query: {
       Promise* p = locks_.query(env);
-      named_[a.id].promise = p;
+      c.id->promise = p;
       observe(p, env, a.id);
       return Flow::Next;
     }
     case Op::NewAbortController: {
       Signal* signal = rt_.new_signal(env);
       signal->trace_id = a.id;
-      Named& n = named_[a.id];
+      Named& n = *c.id;
       n.controller = n.signal = signal;
       return Flow::Next;
     }
     case Op::Abort: {
-      const Named* n = named(a.signal);
-      if (!n || !n->controller) not_created_yet(a, a.signal, "controller");
+      const Named* n = c.ref;
+      if (!n || !n->controller) not_created_yet(a, a.signal, "controller", n);
       rt_.signal_abort(n->controller, a.reason ? *a.reason : Value());
       return Flow::Next;
     }
@@ -249,17 +288,17 @@ Runner::Flow Runner::perform(Env* env, const Action& a,
           rt_.signal_abort(signal, Value::dom_exception("TimeoutError", "signal timed out"));
         });
       });
-      named_[a.id].signal = signal;
+      c.id->signal = signal;
       return Flow::Next;
     }
     case Op::Settle: {
       Promise* target = nullptr;
-      const Named* n = named(a.target);
+      const Named* n = c.ref;
       if (n && n->definition && n->definition->op == Op::NewPromise) {
-        target = promise_named(a, a.target);
+        target = promise_named(a, a.target, n);
       } else {
         if (!n || !n->pending_result)
-          not_created_yet(a, a.target, "the pending result of the callback of");
+          not_created_yet(a, a.target, "the pending result of the callback of", n);
         target = n->pending_result;
       }
       if (a.fulfill)
@@ -275,39 +314,46 @@ Runner::Flow Runner::perform(Env* env, const Action& a,
       unload(env);
       return Flow::Next;
     case Op::Run:
-      rt_.queue_task(env, "script", [this, env, &a] { start_async(env, &a.body, nullptr, {}); });
+      rt_.queue_task(env, "script", [this, env, &a, &c] {
+        start_async(env, Code{&a.body, c.body}, nullptr, nullptr);
+      });
       return Flow::Next;
     case Op::SetTimeout:
-      rt_.after_timeout(a.ms, [this, env, &a] {
-        rt_.queue_task(env, "timer", [this, env, &a] { start_async(env, &a.body, nullptr, {}); });
+      rt_.after_timeout(a.ms, [this, env, &a, &c] {
+        rt_.queue_task(env, "timer", [this, env, &a, &c] {
+          start_async(env, Code{&a.body, c.body}, nullptr, nullptr);
+        });
       });
       return Flow::Next;
     case Op::NewPromise:
-      named_[a.id].promise = rt_.new_promise(env);
+      c.id->promise = rt_.new_promise(env);
       return Flow::Next;
     case Op::Then: {
-      Promise* target = promise_named(a, a.target);
+      Promise* target = promise_named(a, a.target, c.ref);
       Promise* derived = rt_.new_promise(env);
       rt_.then(
           target,
-          [this, env, &a](const Value&) {
-            return Completion{false, JsValue(start_async(env, &a.body, nullptr, {}))};
+          [this, env, &a, &c](const Value&) {
+            return Completion{false,
+                              JsValue(start_async(env, Code{&a.body, c.body}, nullptr, nullptr))};
           },
           nullptr, derived);
       return Flow::Next;
     }
     case Op::QueueMicrotask:
-      rt_.queue_microtask(env, [this, env, &a] { start_async(env, &a.body, nullptr, {}); });
+      rt_.queue_microtask(env, [this, env, &a, &c] {
+        start_async(env, Code{&a.body, c.body}, nullptr, nullptr);
+      });
       return Flow::Next;
     case Op::Await:
-      return suspend_on(env, promise_named(a, a.target), activation);
+      return suspend_on(env, promise_named(a, a.target, c.ref), activation);
     case Op::Mark:
       rt_.log(env, "mark", {{"label", Value::string(a.label)}});
       return Flow::Next;
     case Op::AdvanceTime:
       break;
     default:
-      return perform_scheduling(env, a, activation);
+      return perform_scheduling(env, a, c, activation);
   }
   throw EngineFault{std::string("op ") + op_name(a.op) +
                     " reached the impl engine unexpectedly at " + a.pointer};
@@ -333,22 +379,24 @@ Runner::Flow Runner::suspend_on(Env* env, Promise* awaited,
   return Flow::Suspend;
 }
 
-Runner::Flow Runner::perform_scheduling(Env* env, const Action& a,
+Runner::Flow Runner::perform_scheduling(Env* env, const Action& a, const CompiledAction& c,
                                         const std::shared_ptr<Activation>& activation) {
   switch (a.op) {
     case Op::PostTask: {
       std::optional<Priority> priority;
       if (a.task_options.priority) priority = to_priority(*a.task_options.priority);
-      Signal* signal = a.task_options.signal ? signal_named(a, *a.task_options.signal) : nullptr;
-      Promise* p = scheduling_.post_task(env, CallbackRef{env, &*a.callback, a.id}, priority,
+      Signal* signal = a.task_options.signal
+                           ? signal_named(a, *a.task_options.signal, c.option_signal)
+                           : nullptr;
+      Promise* p = scheduling_.post_task(env, CallbackRef{env, &*a.callback, a.id, &c}, priority,
                                          signal, a.task_options.delay.value_or(0));
-      named_[a.id].promise = p;
+      c.id->promise = p;
       observe(p, env, a.id);
       return Flow::Next;
     }
     case Op::Yield: {
       Promise* p = scheduling_.yield(env);
-      named_[a.id].promise = p;
+      c.id->promise = p;
       observe(p, env, a.id);
       return suspend_on(env, p, activation);
     }
@@ -356,44 +404,45 @@ Runner::Flow Runner::perform_scheduling(Env* env, const Action& a,
       Signal* signal = scheduling_.new_task_controller(
           env, to_priority(a.priority.value_or(TaskPriority::UserVisible)));
       signal->trace_id = a.id;
-      Named& n = named_[a.id];
+      Named& n = *c.id;
       n.controller = n.task_controller = n.signal = signal;
       return Flow::Next;
     }
     case Op::SetPriority: {
-      const Named* n = named(a.controller);
-      if (!n || !n->task_controller) not_created_yet(a, a.controller, "TaskController");
+      const Named* n = c.ref;
+      if (!n || !n->task_controller) not_created_yet(a, a.controller, "TaskController", n);
       if (auto thrown = scheduling_.set_priority(n->task_controller, to_priority(*a.priority)))
         rt_.log(env, "threw", {{"op", Value::string("setPriority")}, {"error", *thrown}});
       return Flow::Next;
     }
     case Op::TaskSignalAny: {
       std::vector<Signal*> signals;
-      for (const std::string& id : a.signals) signals.push_back(signal_named(a, id));
+      for (std::size_t i = 0; i < a.signals.size(); ++i)
+        signals.push_back(signal_named(a, a.signals[i], c.signals[i]));
       std::optional<Priority> priority;
       Signal* source = nullptr;
       if (a.any_priority.signal)
-        source = task_signal_named(a, *a.any_priority.signal);
+        source = task_signal_named(a, *a.any_priority.signal, c.option_signal);
       else
         priority = to_priority(a.any_priority.priority.value_or(TaskPriority::UserVisible));
       Signal* signal = scheduling_.any(env, signals, priority, source);
       signal->trace_id = a.id;
-      named_[a.id].signal = signal;
+      c.id->signal = signal;
       return Flow::Next;
     }
     case Op::OnPriorityChange: {
-      Signal* signal = task_signal_named(a, a.signal);
-      signal->prioritychange_listeners.push_back([this, env, signal, &a](Priority previous) {
+      Signal* signal = task_signal_named(a, a.signal, c.ref);
+      signal->prioritychange_listeners.push_back([this, env, signal, &a, &c](Priority previous) {
         rt_.log(env, "prioritychange",
                 {{"signal", Value::string(a.signal)},
                  {"previousPriority", Value::string(priority_name(previous))},
                  {"priority", Value::string(priority_name(signal->priority))}});
-        start_async(env, &a.body, nullptr, {});
+        start_async(env, Code{&a.body, c.body}, nullptr, nullptr);
       });
       return Flow::Next;
     }
     case Op::RequestIdleCallback:
-      scheduling_.request_idle_callback(env, CallbackRef{env, &*a.callback, a.id});
+      scheduling_.request_idle_callback(env, CallbackRef{env, &*a.callback, a.id, &c});
       return Flow::Next;
     default:
       break;

@@ -4,11 +4,13 @@
 // action means); the lock and scheduling work is the impl cores'.
 #pragma once
 
+#include <deque>
 #include <map>
 #include <memory>
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <vector>
 
 #include "host.h"
 #include "lockstep/engine.h"
@@ -19,6 +21,28 @@ namespace lockstep::impl {
 
 struct EngineFault {
   std::string message;
+};
+
+// What a trace id names, as the replay makes it.
+struct Named {
+  const Action* definition = nullptr;
+  Promise* promise = nullptr;
+  Promise* pending_result = nullptr;  // the pending promise its callback returned
+  Signal* signal = nullptr;
+  Signal* controller = nullptr;
+  Signal* task_controller = nullptr;
+};
+
+// An action with the trace ids it makes and uses resolved to their records once, before the
+// replay, so that no step looks an id up by its text. The actions of one body are contiguous, so an
+// activation finds its current action's record at `body + pc`.
+struct CompiledAction {
+  Named* id = nullptr;             // what the action makes
+  Named* ref = nullptr;            // target, signal or controller: an op uses at most one
+  Named* option_signal = nullptr;  // request's and postTask's signal, TaskSignal.any's priority
+  std::vector<Named*> signals;     // TaskSignal.any's
+  const CompiledAction* body = nullptr;           // run, setTimeout, then, ... bodies
+  const CompiledAction* callback_body = nullptr;  // request, postTask, requestIdleCallback
 };
 
 class Runner : public Host {
@@ -35,45 +59,45 @@ class Runner : public Host {
   struct Activation;
   enum class Flow { Next, Suspend, Stop };
 
+  // A function's code: its actions and their compiled records.
+  struct Code {
+    const std::vector<Action>* body;
+    const CompiledAction* compiled;
+  };
+  std::size_t compile(const std::vector<Action>& body);
   void run_top_level(int index, const Action& step);
-  Completion call_function(Env* env, const std::vector<Action>* body, const Callback* callback,
-                           const std::string& owner, bool is_async);
-  Promise* start_async(Env* env, const std::vector<Action>* body, const Callback* callback,
-                       const std::string& owner);
+  Completion call_function(Env* env, Code code, const Callback* callback, const CallbackRef* owner,
+                           bool is_async);
+  Completion call_callback(const CallbackRef& callback);
+  Promise* start_async(Env* env, Code code, const Callback* callback, const CallbackRef* owner);
   void resume(const std::shared_ptr<Activation>& activation);
   Completion finish(Activation& activation);
-  Flow perform(Env* env, const Action& action, const std::shared_ptr<Activation>& activation);
-  Flow perform_scheduling(Env* env, const Action& action,
+  Flow perform(Env* env, const Action& action, const CompiledAction& c,
+               const std::shared_ptr<Activation>& activation);
+  Flow perform_scheduling(Env* env, const Action& action, const CompiledAction& c,
                           const std::shared_ptr<Activation>& activation);
   Flow suspend_on(Env* env, Promise* promise, const std::shared_ptr<Activation>& activation);
-  void observe(Promise* promise, Env* env, const std::string& id);
+  void observe(Promise* promise, Env* env, std::string_view id);
   void end_agent(Env* env);
   void unload(Env* env);
 
-  Promise* promise_named(const Action& user, const std::string& id);
-  Signal* signal_named(const Action& user, const std::string& id);
-  Signal* task_signal_named(const Action& user, const std::string& id);
+  // `n` is the record of `id` (null when no action makes it).
+  Promise* promise_named(const Action& user, const std::string& id, const Named* n);
+  Signal* signal_named(const Action& user, const std::string& id, const Named* n);
+  Signal* task_signal_named(const Action& user, const std::string& id, const Named* n);
   [[noreturn]] void not_created_yet(const Action& user, const std::string& id,
-                                    const std::string& what);
-
-  // What a trace id names, found with one hash lookup: ids are unique in a trace (the reader
-  // checks), so one table built up front replaces a map per kind of object. Keys view the trace's
-  // strings.
-  struct Named {
-    const Action* definition = nullptr;
-    Promise* promise = nullptr;
-    Promise* pending_result = nullptr;  // the pending promise its callback returned
-    Signal* signal = nullptr;
-    Signal* controller = nullptr;
-    Signal* task_controller = nullptr;
-  };
-  Named* named(std::string_view id);
+                                    const std::string& what, const Named* n);
+  Named* named(const std::string& id);  // while compiling
 
   const Trace& trace_;
   Runtime rt_;
   WebLocksBinding locks_;
   SchedulingBinding scheduling_;
-  std::unordered_map<std::string_view, Named> named_;
+  // Ids are unique in a trace (the reader checks): one record per id, found by its text only
+  // while compiling. Keys view the trace's strings.
+  std::deque<Named> names_;
+  std::unordered_map<std::string_view, Named*> named_;
+  std::vector<CompiledAction> compiled_;  // the top-level steps first
   std::map<std::string, int> terminated_in_step_;
 };
 

@@ -28,6 +28,7 @@ Runtime::Runtime(const Trace& trace)
     envs_.push_back(std::move(env));
   }
   for (auto& [partition, queue] : lock_queues_) lock_queue_list_.push_back(&queue);
+  for (auto& env : envs_) env->lock_queue = &lock_queues_.at(env->agent->partition);
 }
 
 Runtime::~Runtime() = default;
@@ -45,40 +46,60 @@ Promise* Runtime::new_promise(Env* env) {
   return &promises_.back();
 }
 
-void Runtime::trigger(Promise* p, std::vector<Reaction> reactions, bool fulfilled) {
-  for (Reaction& reaction : reactions) {
+Reaction* Runtime::new_reaction() {
+  if (!free_reactions_) return &reactions_.emplace_back();
+  Reaction* r = free_reactions_;
+  free_reactions_ = r->next;
+  r->next = nullptr;
+  return r;
+}
+
+void Runtime::free_reaction(Reaction* r) {
+  r->on_fulfilled = nullptr;
+  r->on_rejected = nullptr;
+  r->derived = nullptr;
+  r->continuation = nullptr;
+  r->next = free_reactions_;
+  free_reactions_ = r;
+}
+
+void Runtime::trigger(Promise* p, Reaction* reactions, bool fulfilled) {
+  for (Reaction* reaction = reactions; reaction;) {
+    Reaction* next = reaction->next;
     // HostEnqueuePromiseJob: a microtask that restores the reaction's own continuation state.
     queue_microtask(
         p->env,
-        [this, p, reaction = std::move(reaction), fulfilled] {
+        [this, p, reaction, fulfilled] {
           const Value& argument = p->result;
+          const Handler& handler = fulfilled ? reaction->on_fulfilled : reaction->on_rejected;
           Completion c;
-          if (!reaction.handler) {
+          if (!handler) {
             c = Completion{!fulfilled, JsValue(argument)};
           } else {
             Loop& loop = *p->env->loop;
-            loop.continuation = reaction.continuation;  // HostCallJobCallback
-            c = reaction.handler(argument);
+            loop.continuation = reaction->continuation;  // HostCallJobCallback
+            c = handler(argument);
             loop.continuation = nullptr;
           }
-          if (!reaction.derived) return;
+          Promise* derived = reaction->derived;
+          free_reaction(reaction);
+          if (!derived) return;
           if (c.thrown)
-            reject(reaction.derived, c.value.data);
+            reject(derived, c.value.data);
           else
-            resolve(reaction.derived, c.value);
+            resolve(derived, c.value);
         },
         /*ignore_continuation=*/true);
+    reaction = next;
   }
 }
 
 void Runtime::settle_promise(Promise* p, Promise::State state, const Value& value) {
   p->result = value;
   p->state = state;
-  auto reactions =
-      std::move(state == Promise::State::Fulfilled ? p->fulfill_reactions : p->reject_reactions);
-  p->fulfill_reactions.clear();
-  p->reject_reactions.clear();
-  trigger(p, std::move(reactions), state == Promise::State::Fulfilled);
+  Reaction* reactions = p->reactions;
+  p->reactions = p->last_reaction = nullptr;
+  trigger(p, reactions, state == Promise::State::Fulfilled);
 }
 
 void Runtime::resolve(Promise* p, const JsValue& value) {
@@ -95,26 +116,22 @@ void Runtime::resolve(Promise* p, const JsValue& value) {
   }
   // Adopting a promise takes a job that calls its then() (NewPromiseResolveThenableJob). The
   // resolving functions of that job are fresh, so they carry their own alreadyResolved flag.
+  // Those functions are only ever called by the thenable's own reaction jobs here, and a promise
+  // settles once, so at most one of them runs, once: their shared flag could never be seen set,
+  // and is not kept.
   Promise* thenable = value.promise;
   queue_microtask(
       p->env,
       [this, p, thenable] {
-        auto done = std::make_shared<bool>(false);
         Promise* derived = new_promise(thenable->env);
         then(
             thenable,
-            [this, p, done](const Value& v) {
-              if (!*done) {
-                *done = true;
-                settle_promise(p, Promise::State::Fulfilled, v);
-              }
+            [this, p](const Value& v) {
+              settle_promise(p, Promise::State::Fulfilled, v);
               return Completion{};
             },
-            [this, p, done](const Value& r) {
-              if (!*done) {
-                *done = true;
-                settle_promise(p, Promise::State::Rejected, r);
-              }
+            [this, p](const Value& r) {
+              settle_promise(p, Promise::State::Rejected, r);
               return Completion{};
             },
             derived);
@@ -142,29 +159,23 @@ Promise* Runtime::promise_rejected_with(Env* env, const Value& reason) {
 }
 
 void Runtime::then(Promise* p, Handler on_fulfilled, Handler on_rejected, Promise* derived) {
+  Reaction* reaction = new_reaction();
+  reaction->derived = derived;
+  reaction->on_fulfilled = std::move(on_fulfilled);
+  reaction->on_rejected = std::move(on_rejected);
   // HostMakeJobCallback: a handler remembers the continuation state current now.
-  const ContinuationNode* now = p->env->loop->continuation;
-  Reaction fulfill{derived, true, std::move(on_fulfilled), nullptr};
-  Reaction reject_reaction{derived, false, std::move(on_rejected), nullptr};
-  if (fulfill.handler) fulfill.continuation = now;
-  if (reject_reaction.handler) reject_reaction.continuation = now;
+  reaction->continuation = p->env->loop->continuation;
   switch (p->state) {
     case Promise::State::Pending:
-      p->fulfill_reactions.push_back(std::move(fulfill));
-      p->reject_reactions.push_back(std::move(reject_reaction));
+      (p->last_reaction ? p->last_reaction->next : p->reactions) = reaction;
+      p->last_reaction = reaction;
       break;
-    case Promise::State::Fulfilled: {
-      std::vector<Reaction> one;
-      one.push_back(std::move(fulfill));
-      trigger(p, std::move(one), true);
+    case Promise::State::Fulfilled:
+      trigger(p, reaction, true);
       break;
-    }
-    case Promise::State::Rejected: {
-      std::vector<Reaction> one;
-      one.push_back(std::move(reject_reaction));
-      trigger(p, std::move(one), false);
+    case Promise::State::Rejected:
+      trigger(p, reaction, false);
       break;
-    }
   }
 }
 
@@ -198,21 +209,13 @@ void Runtime::wake(Loop& loop) {
 void Runtime::queue_microtask(Env* env, Job job, bool ignore_continuation) {
   if (env->terminated) return;
   Loop& loop = *env->loop;
-  if (ignore_continuation) {
-    loop.microtasks.emplace_back(env, std::move(job));
-    return;
-  }
   // The microtask carries the continuation state current now and makes it current while it runs.
-  const ContinuationNode* carried = loop.continuation;
-  loop.microtasks.emplace_back(env, [&loop, carried, job = std::move(job)] {
-    loop.continuation = carried;
-    job();
-    loop.continuation = nullptr;
-  });
+  loop.microtasks.push_back(
+      Loop::Microtask{env, loop.continuation, !ignore_continuation, std::move(job)});
 }
 
-void Runtime::lock_task(const std::string& partition, Job job) {
-  lock_queues_.at(partition).steps.emplace_back(next_seq_++, std::move(job));
+void Runtime::lock_task(Env* env, Job job) {
+  env->lock_queue->steps.emplace_back(next_seq_++, std::move(job));
 }
 
 void Runtime::after_timeout(std::uint64_t ms, Job job) {
@@ -231,20 +234,16 @@ const void* Runtime::continuation_value(const Loop& loop, const void* key) const
   return nullptr;
 }
 
-void Runtime::run_task_now(Env* env, const Job& job) {
-  if (env->terminated) return;
-  job();
-  checkpoint(*env->loop);
-}
-
 void Runtime::checkpoint(Loop& loop) {
   if (loop.in_checkpoint) return;
   loop.in_checkpoint = true;
   while (!loop.microtasks.empty()) {
-    auto [env, job] = std::move(loop.microtasks.front());
+    Loop::Microtask microtask = std::move(loop.microtasks.front());
     loop.microtasks.pop_front();
-    if (env->terminated) continue;
-    job();
+    if (microtask.env->terminated) continue;
+    if (microtask.restores_carried) loop.continuation = microtask.carried;
+    microtask.job();
+    if (microtask.restores_carried) loop.continuation = nullptr;
   }
   loop.in_checkpoint = false;
 }
@@ -257,7 +256,7 @@ void Runtime::terminate(Env* env) {
         std::remove_if(tasks.begin(), tasks.end(), [&](const LoopTask& t) { return t.env == env; }),
         tasks.end());
   auto& mq = loop.microtasks;
-  mq.erase(std::remove_if(mq.begin(), mq.end(), [&](const auto& m) { return m.first == env; }),
+  mq.erase(std::remove_if(mq.begin(), mq.end(), [&](const auto& m) { return m.env == env; }),
            mq.end());
 }
 

@@ -16,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "inline_function.h"
 #include "lockstep/error.h"
 #include "lockstep/impl/task_scheduler.h"
 #include "lockstep/log.h"
@@ -23,9 +24,10 @@
 
 namespace lockstep::impl {
 
-using Job = std::function<void()>;
+using Job = InlineFunction<void()>;
 
 struct Loop;
+struct LockQueue;
 class Runtime;
 
 struct Env {
@@ -37,6 +39,7 @@ struct Env {
   void* scheduler = nullptr;  // the Scheduler object of this global (scheduling binding)
   void* locks = nullptr;      // the LockManager it uses (web locks binding)
   std::uint32_t lock_agent = 0;
+  LockQueue* lock_queue = nullptr;  // its partition's lock task queue (I-11)
 };
 
 // scheduling#continuation-state: an immutable list of (key, value); HostMakeJobCallback's clone
@@ -55,8 +58,17 @@ struct LoopTask {
 
 struct Loop {
   std::string name;
-  std::vector<std::pair<std::string, std::deque<LoopTask>>> queues;  // per source, first-use order
-  std::deque<std::pair<Env*, Job>> microtasks;
+  // Per source, in first-use order; a deque, so that adding a source never relocates a queue.
+  std::deque<std::pair<std::string, std::deque<LoopTask>>> queues;
+  struct Microtask {
+    Env* env;
+    // The continuation state the microtask carries and makes current while it runs (scheduling's
+    // patch to "queue a microtask"); promise jobs restore their reaction's own state instead.
+    const ContinuationNode* carried;
+    bool restores_carried;
+    Job job;
+  };
+  std::deque<Microtask> microtasks;
   bool in_checkpoint = false;
   const ContinuationNode* continuation = nullptr;
   TaskScheduler scheduler;              // every Scheduler of the loop queues here
@@ -81,13 +93,17 @@ struct Completion {
   JsValue value;
 };
 
-using Handler = std::function<Completion(const Value&)>;
+using Handler = InlineFunction<Completion(const Value&)>;
 
+// One PerformPromiseThen (ECMA-262 #sec-performpromisethen): the spec appends a fulfill reaction
+// and a reject reaction to two parallel lists, so one record with both handlers, in one list per
+// promise, keeps the same order. Records come from a pool with a free list and go back to it once
+// their job has run: a promise settles once, so at most one of the two handlers ever runs.
 struct Reaction {
   Promise* derived = nullptr;
-  bool is_fulfill = true;
-  Handler handler;
-  const ContinuationNode* continuation = nullptr;
+  Handler on_fulfilled, on_rejected;
+  const ContinuationNode* continuation = nullptr;  // HostMakeJobCallback's, for either handler
+  Reaction* next = nullptr;                        // in the promise's list, or the free list
 };
 
 struct Promise {
@@ -96,7 +112,8 @@ struct Promise {
   State state = State::Pending;
   bool already_resolved = false;  // of the resolving functions made with it
   Value result;
-  std::vector<Reaction> fulfill_reactions, reject_reactions;
+  Reaction* reactions = nullptr;  // oldest first
+  Reaction* last_reaction = nullptr;
 };
 
 // DOM AbortSignal, and TaskSignal when is_task_signal.
@@ -118,6 +135,11 @@ struct Signal {
   std::vector<Signal*> task_dependents;
   std::vector<std::pair<TaskScheduler*, QueueId>> queues;  // dynamic queues following it
   std::vector<std::function<void(Priority previous)>> prioritychange_listeners;
+};
+
+struct LockQueue {
+  std::string unit_name;
+  std::deque<std::pair<std::uint64_t, Job>> steps;
 };
 
 struct ReplayFailure {
@@ -143,13 +165,19 @@ class Runtime {
   // Event loops
   void queue_task(Env* env, const char* source, Job job);
   void queue_microtask(Env* env, Job job, bool ignore_continuation = false);
-  void lock_task(const std::string& partition, Job job);
+  // Queues steps on the lock task queue of the agent's partition (I-11).
+  void lock_task(Env* env, Job job);
   void after_timeout(std::uint64_t ms, Job job);
   std::uint64_t next_seq() { return next_seq_++; }
   // The loop may have work now: a scheduler task or an idle callback was queued on it (tasks queued
   // through queue_task say so themselves). Only such loops are looked at when choosing a unit.
   void wake(Loop& loop);
-  void run_task_now(Env* env, const Job& job);
+  template <class F>
+  void run_task_now(Env* env, F&& steps) {
+    if (env->terminated) return;
+    steps();
+    checkpoint(*env->loop);
+  }
   void settle();
   void advance_time(std::uint64_t ms);
   void terminate(Env* env);
@@ -199,17 +227,16 @@ class Runtime {
   void run_unit(const Unit& unit);
   void checkpoint(Loop& loop);
   bool runnable(const LoopTask& task) const;
-  void trigger(Promise* p, std::vector<Reaction> reactions, bool fulfilled);
+  // TriggerPromiseReactions for a list of reactions (ECMA-262 #sec-triggerpromisereactions).
+  void trigger(Promise* p, Reaction* reactions, bool fulfilled);
+  Reaction* new_reaction();
+  void free_reaction(Reaction* r);
   void settle_promise(Promise* p, Promise::State state, const Value& value);
 
   std::vector<std::unique_ptr<Env>> envs_;
   std::map<std::string, Env*> env_by_id_;
   std::vector<std::unique_ptr<Loop>> loops_;
-  struct LockQueue {
-    std::string unit_name;
-    std::deque<std::pair<std::uint64_t, Job>> steps;
-  };
-  std::map<std::string, LockQueue> lock_queues_;
+  std::map<std::string, LockQueue> lock_queues_;  // by partition
   std::vector<LockQueue*> lock_queue_list_;
   struct Timer {
     std::uint64_t due, order;
@@ -233,6 +260,8 @@ class Runtime {
   std::deque<Promise> promises_;
   std::deque<Signal> signals_;
   std::deque<ContinuationNode> continuation_nodes_;
+  std::deque<Reaction> reactions_;
+  Reaction* free_reactions_ = nullptr;
 };
 
 }  // namespace lockstep::impl

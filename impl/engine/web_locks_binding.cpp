@@ -46,11 +46,11 @@ Promise* WebLocksBinding::request(Env* env, const std::string& name,
   if (r->signal)
     r->abort_handle = rt_.add_algorithm(r->signal, [this, r] {
       // web-locks#signal-to-abort-the-request: abort on the lock task queue, reject now.
-      rt_.lock_task(r->env->agent->partition, [r] { r->manager->abort(r->ticket); });
+      rt_.lock_task(r->env, [r] { r->manager->abort(r->ticket); });
       rt_.reject(r->promise, r->signal->reason);
     });
   const RequestFlags flags{options.if_available, options.steal};
-  rt_.lock_task(env->agent->partition, [this, r, flags] {
+  rt_.lock_task(env, [this, r, flags] {
     RequestResult result = r->manager->request(r->env->lock_agent, r->name, r->mode, flags, r);
     r->ticket = result.ticket;
     if (result.outcome != RequestOutcome::NotAvailable) return;
@@ -71,7 +71,7 @@ void WebLocksBinding::granted(Ticket ticket, void* user) {
   rt_.queue_task(r->callback.env, kWebLocksSource, [this, r] {
     if (r->signal) {
       if (r->signal->aborted()) {  // aborted meanwhile: the lock goes back unused
-        rt_.lock_task(r->env->agent->partition, [r] { r->manager->release(r->ticket); });
+        rt_.lock_task(r->env, [r] { r->manager->release(r->ticket); });
         return;
       }
       rt_.remove_algorithm(r->signal, r->abort_handle);
@@ -85,7 +85,7 @@ void WebLocksBinding::granted(Ticket ticket, void* user) {
 // promise resolved with the waiting promise.
 void WebLocksBinding::release_when_settled(Request* r) {
   const auto settled = [this, r](const Value&) {
-    rt_.lock_task(r->env->agent->partition, [this, r] {
+    rt_.lock_task(r->env, [this, r] {
       r->manager->release(r->ticket);
       rt_.queue_task(r->promise->env, kWebLocksSource,
                      [this, r] { rt_.resolve(r->promise, JsValue(r->waiting)); });
@@ -108,7 +108,7 @@ Promise* WebLocksBinding::query(Env* env) {
   LockManager* manager = manager_for(env);
   if (!manager) return rt_.promise_rejected_with(env, Value::dom_exception("SecurityError"));
   Promise* promise = rt_.new_promise(env);
-  rt_.lock_task(env->agent->partition, [this, manager, promise] {
+  rt_.lock_task(env, [this, manager, promise] {
     Snapshot snapshot = manager->snapshot();
     const auto list = [](const std::vector<SnapshotEntry>& entries) {
       std::vector<Value> items;
@@ -129,7 +129,7 @@ Promise* WebLocksBinding::query(Env* env) {
 }
 
 void WebLocksBinding::terminate_remaining_locks_and_requests(Env* env) {
-  rt_.lock_task(env->agent->partition, [env] {
+  rt_.lock_task(env, [env] {
     if (env->locks) static_cast<LockManager*>(env->locks)->terminate(env->lock_agent);
   });
 }

@@ -34,14 +34,16 @@ Value Value::string(std::string s) {
 Value Value::array(std::vector<Value> items) {
   Value v;
   v.kind_ = Kind::Array;
-  v.items_ = std::move(items);
+  if (!items.empty())
+    v.compound_ = std::make_shared<const Compound>(Compound{{}, std::move(items), {}});
   return v;
 }
 
 Value Value::object(std::vector<std::pair<std::string, Value>> members) {
   Value v;
   v.kind_ = Kind::Object;
-  v.members_ = std::move(members);
+  if (!members.empty())
+    v.compound_ = std::make_shared<const Compound>(Compound{{}, {}, std::move(members)});
   return v;
 }
 
@@ -49,12 +51,31 @@ Value Value::dom_exception(std::string name, std::string message) {
   Value v;
   v.kind_ = Kind::DOMException;
   v.text_ = std::move(name);
-  v.message_ = std::move(message);
+  if (!message.empty())
+    v.compound_ = std::make_shared<const Compound>(Compound{std::move(message), {}, {}});
   return v;
 }
 
+namespace {
+const std::string kNoMessage;
+const std::vector<Value> kNoItems;
+const std::vector<std::pair<std::string, Value>> kNoMembers;
+}  // namespace
+
+const std::string& Value::message() const {
+  return compound_ ? compound_->message : kNoMessage;
+}
+
+const std::vector<Value>& Value::items() const {
+  return compound_ ? compound_->items : kNoItems;
+}
+
+const std::vector<std::pair<std::string, Value>>& Value::members() const {
+  return compound_ ? compound_->members : kNoMembers;
+}
+
 const Value* Value::member(const std::string& key) const {
-  for (const auto& [k, v] : members_)
+  for (const auto& [k, v] : members())
     if (k == key) return &v;
   return nullptr;
 }
@@ -73,10 +94,10 @@ bool operator==(const Value& a, const Value& b) {
     case Value::Kind::DOMException:
       return a.text_ == b.text_;
     case Value::Kind::Array:
-      return a.items_ == b.items_;
+      return a.items() == b.items();
     case Value::Kind::Object:
-      if (a.members_.size() != b.members_.size()) return false;
-      return std::all_of(a.members_.begin(), a.members_.end(), [&](const auto& m) {
+      if (a.members().size() != b.members().size()) return false;
+      return std::all_of(a.members().begin(), a.members().end(), [&](const auto& m) {
         const Value* other = b.member(m.first);
         return other && *other == m.second;
       });
