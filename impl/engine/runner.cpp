@@ -64,7 +64,8 @@ std::size_t Runner::compile(const std::vector<Action>& body) {
   for (std::size_t i = 0; i < body.size(); ++i) {
     const Action& a = body[i];
     CompiledAction& c = compiled_[first + i];
-    c.id = named(a.id);
+    // compile() meets actions in for_each_action's order, in which names_ was filled.
+    if (!a.id.empty()) c.id = &names_[compiled_ids_++];
     c.ref = named(!a.target.empty() ? a.target : !a.signal.empty() ? a.signal : a.controller);
     const std::optional<std::string>& option_signal =
         a.lock_options && a.lock_options->signal ? a.lock_options->signal

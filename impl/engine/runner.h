@@ -98,6 +98,7 @@ class Runner : public Host {
   std::deque<Named> names_;
   std::unordered_map<std::string_view, Named*> named_;
   std::vector<CompiledAction> compiled_;  // the top-level steps first
+  std::size_t compiled_ids_ = 0;          // records of names_ handed out by compile()
   std::map<std::string, int> terminated_in_step_;
 };
 

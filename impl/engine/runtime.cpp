@@ -190,7 +190,7 @@ void Runtime::queue_task(Env* env, const char* source, Job job) {
   auto it = std::find_if(loop.queues.begin(), loop.queues.end(),
                          [&](const auto& q) { return q.first == source; });
   if (it == loop.queues.end()) {
-    loop.queues.emplace_back(source, std::deque<LoopTask>{});
+    loop.queues.emplace_back(source, RingQueue<LoopTask>{});
     loop.unit_names.push_back("loop:" + loop.name + "/" + source);
     it = std::prev(loop.queues.end());
   }
@@ -252,21 +252,15 @@ void Runtime::terminate(Env* env) {
   env->terminated = true;
   Loop& loop = *env->loop;
   for (auto& [source, tasks] : loop.queues)
-    tasks.erase(
-        std::remove_if(tasks.begin(), tasks.end(), [&](const LoopTask& t) { return t.env == env; }),
-        tasks.end());
-  auto& mq = loop.microtasks;
-  mq.erase(std::remove_if(mq.begin(), mq.end(), [&](const auto& m) { return m.env == env; }),
-           mq.end());
+    tasks.erase_if([&](const LoopTask& t) { return t.env == env; });
+  loop.microtasks.erase_if([&](const Loop::Microtask& m) { return m.env == env; });
 }
 
 void Runtime::unload(Env* env) {
   env->fully_active = false;
   if (!env->is_window) return;
   for (auto& [source, tasks] : env->loop->queues)
-    tasks.erase(
-        std::remove_if(tasks.begin(), tasks.end(), [&](const LoopTask& t) { return t.env == env; }),
-        tasks.end());
+    tasks.erase_if([&](const LoopTask& t) { return t.env == env; });
 }
 
 void Runtime::collect_units() {

@@ -21,6 +21,7 @@
 #include "lockstep/impl/task_scheduler.h"
 #include "lockstep/log.h"
 #include "lockstep/trace.h"
+#include "ring_queue.h"
 
 namespace lockstep::impl {
 
@@ -59,7 +60,7 @@ struct LoopTask {
 struct Loop {
   std::string name;
   // Per source, in first-use order; a deque, so that adding a source never relocates a queue.
-  std::deque<std::pair<std::string, std::deque<LoopTask>>> queues;
+  std::deque<std::pair<std::string, RingQueue<LoopTask>>> queues;
   struct Microtask {
     Env* env;
     // The continuation state the microtask carries and makes current while it runs (scheduling's
@@ -68,7 +69,7 @@ struct Loop {
     bool restores_carried;
     Job job;
   };
-  std::deque<Microtask> microtasks;
+  RingQueue<Microtask> microtasks;
   bool in_checkpoint = false;
   const ContinuationNode* continuation = nullptr;
   TaskScheduler scheduler;              // every Scheduler of the loop queues here
@@ -139,7 +140,7 @@ struct Signal {
 
 struct LockQueue {
   std::string unit_name;
-  std::deque<std::pair<std::uint64_t, Job>> steps;
+  RingQueue<std::pair<std::uint64_t, Job>> steps;
 };
 
 struct ReplayFailure {

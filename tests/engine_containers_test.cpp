@@ -1,0 +1,154 @@
+// The impl engine's own containers (impl/engine/inline_function.h, ring_queue.h) and Value's
+// shared compound parts: they replace std::function, std::deque and deep copies on the replay's
+// hot path, so each must keep the behaviour of what it replaces.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "../impl/engine/inline_function.h"
+#include "../impl/engine/ring_queue.h"
+#include "lockstep/value.h"
+
+namespace lockstep::impl {
+namespace {
+
+// Counts live instances, so that a leak or a double destruction shows.
+struct Tracked {
+  static inline int live = 0;
+  int value;
+  explicit Tracked(int v) : value(v) { ++live; }
+  Tracked(const Tracked& o) : value(o.value) { ++live; }
+  Tracked(Tracked&& o) noexcept : value(o.value) { ++live; }
+  ~Tracked() { --live; }
+};
+
+TEST(InlineFunction, SmallCapturesRunAndAreDestroyedOnce) {
+  Tracked::live = 0;
+  {
+    Tracked t(7);
+    InlineFunction<int(int)> f = [t](int x) { return t.value + x; };
+    EXPECT_EQ(f(1), 8);
+    InlineFunction<int(int)> g = std::move(f);
+    EXPECT_FALSE(f);
+    EXPECT_EQ(g(2), 9);
+    EXPECT_EQ(Tracked::live, 2);  // t and the one capture moved into g
+  }
+  EXPECT_EQ(Tracked::live, 0);
+}
+
+TEST(InlineFunction, CapturesLargerThanTheBufferGoToTheHeapAndStillWork) {
+  Tracked::live = 0;
+  {
+    std::array<int, 64> big{};
+    big[63] = 5;
+    Tracked t(1);
+    InlineFunction<int()> f = [big, t] { return big[63] + t.value; };
+    InlineFunction<int()> g;
+    g = std::move(f);
+    EXPECT_EQ(g(), 6);
+    g = [] { return 0; };  // the heap capture is released on assignment
+    EXPECT_EQ(Tracked::live, 1);
+    EXPECT_EQ(g(), 0);
+  }
+  EXPECT_EQ(Tracked::live, 0);
+}
+
+TEST(InlineFunction, ACallMayChangeItsOwnCaptures) {
+  InlineFunction<int()> counter = [n = 0]() mutable { return ++n; };
+  counter();
+  EXPECT_EQ(counter(), 2);
+}
+
+TEST(InlineFunction, NullIsEmpty) {
+  InlineFunction<void()> f = nullptr;
+  EXPECT_FALSE(f);
+}
+
+TEST(RingQueue, FirstInFirstOutAcrossGrowthAndWrapAround) {
+  RingQueue<std::string> q;
+  std::vector<std::string> expected, seen;
+  int next = 0;
+  // Interleave pushes and pops so that the head wraps around the buffer before and after growth.
+  for (int round = 0; round < 50; ++round) {
+    for (int i = 0; i < round % 7 + 3; ++i) {
+      q.push_back("item-" + std::to_string(next));
+      expected.push_back("item-" + std::to_string(next++));
+    }
+    for (int i = 0; i < round % 5 + 1 && !q.empty(); ++i) {
+      seen.push_back(q.front());
+      q.pop_front();
+    }
+  }
+  while (!q.empty()) {
+    seen.push_back(q.front());
+    q.pop_front();
+  }
+  EXPECT_EQ(seen, expected);
+}
+
+TEST(RingQueue, EraseIfKeepsTheOthersInOrder) {
+  RingQueue<int> q;
+  for (int i = 0; i < 40; ++i) q.push_back(int{i});
+  for (int i = 0; i < 13; ++i) q.pop_front();  // the head is no longer at slot 0
+  q.erase_if([](int v) { return v % 3 == 0; });
+  std::vector<int> rest;
+  for (std::size_t i = 0; i < q.size(); ++i) rest.push_back(q[i]);
+  std::vector<int> expected;
+  for (int i = 13; i < 40; ++i)
+    if (i % 3 != 0) expected.push_back(i);
+  EXPECT_EQ(rest, expected);
+}
+
+TEST(RingQueue, DestroysWhatItHolds) {
+  Tracked::live = 0;
+  {
+    RingQueue<Tracked> q;
+    for (int i = 0; i < 100; ++i) q.emplace_back(i);
+    for (int i = 0; i < 30; ++i) q.pop_front();
+    EXPECT_EQ(Tracked::live, 70);
+    RingQueue<Tracked> moved = std::move(q);
+    EXPECT_TRUE(q.empty());
+    EXPECT_EQ(moved.front().value, 30);
+  }
+  EXPECT_EQ(Tracked::live, 0);
+}
+
+}  // namespace
+}  // namespace lockstep::impl
+
+namespace lockstep {
+namespace {
+
+TEST(ValueSharing, CopiesOfCompoundValuesAreEqualAndIndependentOfTheOriginal) {
+  Value copy;
+  {
+    Value original = Value::object({{"held", Value::array({Value::string("a"), Value::number(1)})},
+                                    {"pending", Value::null()}});
+    copy = original;
+    EXPECT_EQ(copy, original);
+  }  // the original is gone: the copy still holds its members
+  ASSERT_NE(copy.member("held"), nullptr);
+  EXPECT_EQ(copy.member("held")->items().size(), 2u);
+  EXPECT_EQ(copy.member("held")->items()[0].as_string(), "a");
+}
+
+TEST(ValueSharing, EmptyCompoundsAndMessagesReadAsEmpty) {
+  EXPECT_TRUE(Value::array({}).items().empty());
+  EXPECT_TRUE(Value::object({}).members().empty());
+  EXPECT_EQ(Value::dom_exception("AbortError").message(), "");
+  EXPECT_EQ(Value::dom_exception("AbortError", "why").message(), "why");
+  EXPECT_EQ(Value::array({}), Value::array({}));
+  EXPECT_FALSE(Value::array({}) == Value::object({}));
+  EXPECT_TRUE(Value::string("x").members().empty());
+}
+
+TEST(ValueSharing, DomExceptionsCompareByNameOnly) {
+  EXPECT_EQ(Value::dom_exception("AbortError", "one"), Value::dom_exception("AbortError", "two"));
+  EXPECT_FALSE(Value::dom_exception("AbortError") == Value::dom_exception("NotSupportedError"));
+}
+
+}  // namespace
+}  // namespace lockstep
