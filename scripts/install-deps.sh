@@ -2,7 +2,8 @@
 # Installs what lockstep builds and tests with, from Debian's packages. Idempotent.
 # --for-tests adds what the tests drive real engines with (scripts/test.sh passes it; building
 # and the corpus do not need it): headless Chromium and a font (the render test opens pages in
-# it), npm, and Node.js 26 from npm into adapters/js/node (the Node adapter's corpus test).
+# it), Firefox ESR (the Firefox adapter's tests), npm, and Node.js 26 from npm into
+# adapters/js/node (the Node adapter's corpus test).
 set -euo pipefail
 packages=(
   build-essential cmake ninja-build clang-format python3 python3-jsonschema
@@ -12,7 +13,7 @@ packages=(
 for_tests=false
 if [ "${1:-}" = "--for-tests" ]; then
   for_tests=true
-  packages+=(chromium fonts-dejavu-core)
+  packages+=(chromium firefox-esr fonts-dejavu-core)
   command -v npm >/dev/null 2>&1 || packages+=(npm)
 fi
 missing=()

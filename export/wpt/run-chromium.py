@@ -22,6 +22,10 @@ import threading
 import time
 import urllib.parse
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "adapters",
+                                "js", "browser"))
+import offline  # noqa: E402  (the browser stays on the loopback server)
+
 results = queue.Queue()
 
 
@@ -61,7 +65,7 @@ def main():
         with tempfile.TemporaryDirectory(ignore_cleanup_errors=True) as profile:
             browser = subprocess.Popen(
                 [args.browser, '--headless', '--no-sandbox', '--disable-gpu',
-                 '--no-first-run', f'--user-data-dir={profile}',
+                 '--no-first-run', *offline.CHROMIUM_FLAGS, f'--user-data-dir={profile}',
                  f'http://127.0.0.1:{port}/{page}'],
                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
             outcome = [{'name': page, 'status': 'TIMEOUT'}]

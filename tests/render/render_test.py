@@ -14,6 +14,10 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "adapters",
+                                "js", "browser"))
+import offline  # noqa: E402  (Chromium stays off the network)
+
 LOCKSTEP, ROOT, OUT = sys.argv[1], sys.argv[2], sys.argv[3]
 CORPUS = os.path.join(ROOT, "traces", "corpus")
 failures = []
@@ -65,6 +69,7 @@ def open_page(page, name, scratch):
     """Loads the page, saves a screenshot, returns its DOM after the page's script ran."""
     url = "file://" + os.path.abspath(page)
     common = [chromium(), "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+              *offline.CHROMIUM_FLAGS,
               "--user-data-dir=" + os.path.join(scratch, "profile-" + name),
               "--window-size=1400,1000"]
     shot = os.path.join(OUT, name + ".png")
