@@ -4,7 +4,10 @@
 // Host glue (how steps arrive and events leave) is in each runner; this file knows none.
 //
 // Ops here: request, query, newAbortController, abort, newPromise, settle, then, queueMicrotask,
-// run, await, mark. Everything else is refused before a run starts (cannotExpress in the runner).
+// run, await, mark, and where the global has the scheduler (SCHEDULING_OPS, schedulingOps()):
+// postTask (without `delay`, which needs the trace's virtual clock), yield, newTaskController,
+// setPriority, taskSignalAny, onPriorityChange, requestIdleCallback. Everything else is refused
+// before a run starts (cannotExpress in the runner).
 
 const isDOMException = (v) => Object.prototype.toString.call(v) === '[object DOMException]' ||
   (typeof DOMException !== 'undefined' && v instanceof DOMException);
@@ -33,6 +36,22 @@ function fromTraceValue(v) {
 
 const awaits = (body) => (body || []).some((a) => a.op === 'await' || a.op === 'yield');
 
+// The scheduler's ops, and those of them this global has.
+export const SCHEDULING_OPS = ['postTask', 'yield', 'newTaskController', 'setPriority',
+  'taskSignalAny', 'onPriorityChange', 'requestIdleCallback'];
+export function schedulingOps(global = globalThis) {
+  const has = {
+    postTask: typeof global.scheduler?.postTask === 'function',
+    yield: typeof global.scheduler?.yield === 'function',
+    newTaskController: typeof global.TaskController === 'function',
+    setPriority: typeof global.TaskController?.prototype?.setPriority === 'function',
+    taskSignalAny: typeof global.TaskSignal?.any === 'function',
+    onPriorityChange: typeof global.TaskController === 'function',
+    requestIdleCallback: typeof global.requestIdleCallback === 'function',
+  };
+  return SCHEDULING_OPS.filter((op) => has[op]);
+}
+
 // A lock query snapshot as plain data (some engines return objects of their own classes).
 function plainSnapshot(s) {
   const entry = (l) => ({ name: l.name, mode: l.mode, clientId: l.clientId });
@@ -45,7 +64,8 @@ export class Agent {
     this.emit = emit;
     this.promises = new Map();   // request, query and newPromise ids
     this.resolvers = new Map();  // newPromise ids and pending callback results
-    this.controllers = new Map();
+    this.controllers = new Map();  // AbortController and TaskController ids
+    this.signals = new Map();      // their signals, and TaskSignal.any's results
   }
 
   // A top-level step: the message that carries it is the task it runs in.
@@ -96,8 +116,15 @@ export class Agent {
 
   async runAsync(body) {
     for (const a of body || []) {
-      if (a.op === 'await') await this.promises.get(a.target);
-      else this.perform(a);
+      if (a.op === 'await') {
+        await this.promises.get(a.target);
+      } else if (a.op === 'yield') {
+        const p = scheduler.yield();
+        this.observe(a.id, p, false);  // before the await's own reaction, as the log expects
+        await p;
+      } else {
+        this.perform(a);
+      }
     }
   }
 
@@ -114,7 +141,7 @@ export class Agent {
             const options = {};
             for (const key of ['mode', 'ifAvailable', 'steal'])
               if (key in a.options) options[key] = a.options[key];
-            if (a.options.signal) options.signal = this.controllers.get(a.options.signal).signal;
+            if (a.options.signal) options.signal = this.signals.get(a.options.signal);
             p = navigator.locks.request(a.name, options, cb);
           } else {
             p = navigator.locks.request(a.name, cb);
@@ -130,9 +157,12 @@ export class Agent {
       case 'query':
         this.observe(a.id, navigator.locks.query(), true);
         return;
-      case 'newAbortController':
-        this.controllers.set(a.id, new AbortController());
+      case 'newAbortController': {
+        const controller = new AbortController();
+        this.controllers.set(a.id, controller);
+        this.signals.set(a.id, controller.signal);
         return;
+      }
       case 'abort': {
         const controller = this.controllers.get(a.signal);
         if ('reason' in a) controller.abort(fromTraceValue(a.reason));
@@ -164,6 +194,61 @@ export class Agent {
         this.emit({ event: 'mark', label: a.label });
         return;
       default:
+        this.performScheduling(a);
+    }
+  }
+
+  performScheduling(a) {
+    switch (a.op) {
+      case 'postTask': {
+        const cb = this.callbackFor(a.id, a.callback, () => this.emit({ event: 'task', task: a.id }));
+        const options = {};
+        if (a.options && a.options.priority) options.priority = a.options.priority;
+        if (a.options && a.options.signal) options.signal = this.signals.get(a.options.signal);
+        let p;
+        try {
+          p = scheduler.postTask(cb, options);
+        } catch (e) {
+          p = Promise.reject(e);  // as for request: observed as a rejection, judged by check
+        }
+        this.observe(a.id, p, false);
+        return;
+      }
+      case 'newTaskController': {
+        const controller = new TaskController(a.priority ? { priority: a.priority } : {});
+        this.controllers.set(a.id, controller);
+        this.signals.set(a.id, controller.signal);
+        return;
+      }
+      case 'setPriority':
+        try {
+          this.controllers.get(a.controller).setPriority(a.priority);
+        } catch (e) {
+          this.emit({ event: 'threw', op: 'setPriority', error: toLogValue(e) });
+        }
+        return;
+      case 'taskSignalAny': {
+        const init = {};
+        if (typeof a.priority === 'string') init.priority = a.priority;
+        else if (a.priority && a.priority.signal) init.priority = this.signals.get(a.priority.signal);
+        this.signals.set(a.id, TaskSignal.any(a.signals.map((id) => this.signals.get(id)), init));
+        return;
+      }
+      case 'onPriorityChange': {
+        const signal = this.signals.get(a.signal);
+        signal.addEventListener('prioritychange', (e) => {
+          this.emit({ event: 'prioritychange', signal: a.signal,
+            previousPriority: e.previousPriority, priority: signal.priority });
+          this.runAsync(a.body);
+        });
+        return;
+      }
+      case 'requestIdleCallback': {
+        const cb = this.callbackFor(a.id, a.callback, () => this.emit({ event: 'idle', id: a.id }));
+        requestIdleCallback(() => { cb(); });
+        return;
+      }
+      default:
         throw new Error(`op ${a.op} is not supported by this adapter`);
     }
   }
@@ -171,7 +256,7 @@ export class Agent {
 
 // Why a trace cannot run on a target whose runner supports `ops` and `features`; null when it
 // can. Features: "windows" (unload and shared event loops), "origins" (more than one),
-// "partitions", "opaque".
+// "partitions", "opaque", "timers" (postTask's delay).
 export function cannotExpress(trace, { ops, features }) {
   const agents = trace.agents || [];
   const origin = (a) => a.origin;
@@ -191,6 +276,9 @@ export function cannotExpress(trace, { ops, features }) {
     for (const a of actions || []) {
       const who = a.agent || agent;
       if (!reason && !ops.includes(a.op)) reason = `op ${a.op} is not supported`;
+      if (!reason && a.op === 'postTask' && a.options && a.options.delay &&
+          !features.includes('timers'))
+        reason = 'a postTask has a delay, which needs the virtual clock';
       if (a.id) creator.set(a.id, who);
       // A promise lives in its agent's realm: another agent cannot settle or await it here.
       const target = a.op === 'settle' || a.op === 'await' || a.op === 'then' ? a.target : null;

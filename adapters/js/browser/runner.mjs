@@ -7,11 +7,13 @@
 // Settling after a step is quiescence: no message from any agent for QUIET_MS and three turns,
 // at most LIMIT_MS. An event that a step's own task logs carries that step; any other carries
 // the step being settled when it arrives (traces/README.md).
-import { cannotExpress } from '../agent.mjs';
+import { cannotExpress, schedulingOps } from '../agent.mjs';
 import { quiescence, settlesAt } from '../settle.mjs';
 
+// The scheduler's ops where this browser has them: its windows and workers are the same engine
+// (requestIdleCallback, which only windows have, the trace reader allows only in windows).
 const OPS = ['request', 'query', 'newAbortController', 'abort', 'newPromise', 'settle', 'then',
-  'queueMicrotask', 'run', 'await', 'mark', 'terminate', 'unload'];
+  'queueMicrotask', 'run', 'await', 'mark', 'terminate', 'unload', ...schedulingOps()];
 const params = new URLSearchParams(location.search);
 const QUIET_MS = Number(params.get('quiet') || 60);
 const LIMIT_MS = Number(params.get('limit') || 3000);
