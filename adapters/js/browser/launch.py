@@ -4,8 +4,10 @@ the page posts back; the browser's process; and the log file. Each browser's run
 to start that browser (adapters/js/chromium/run.py, adapters/js/firefox/run.py).
 
 Exit codes of a run: 0 when the log was written; 4 when the trace needs what the runner cannot
-express (printed as "cannot express: ..."); 1 when the replay failed or timed out.
+express (printed as "cannot express: ..."); 1 when the replay failed or timed out; 2 when the
+trace cannot be read or the log cannot be written (the message names the file).
 """
+import argparse
 import http.server
 import json
 import os
@@ -74,11 +76,31 @@ def write_log(path, events):
                   ",\n".join("  " + line for line in lines) + "\n]}\n")
 
 
+def main(name, browser_env, browser_name, command, env=None):
+    """The command line every browser runner takes, TRACE LOG [--browser PATH] [--timeout S]:
+    `command(browser, url, profile_dir)` is the browser's argv (see run), `browser_env` the
+    variable that names the browser's binary, `browser_name` the one looked up on PATH."""
+    parser = argparse.ArgumentParser()
+    parser.add_argument("trace")
+    parser.add_argument("log")
+    parser.add_argument("--browser", default=os.environ.get(browser_env) or
+                        shutil.which(browser_name) or f"/usr/bin/{browser_name}")
+    parser.add_argument("--timeout", type=float, default=60)
+    args = parser.parse_args()
+    return run(args.trace, args.log, name,
+               lambda url, profile: command(args.browser, url, profile), args.timeout, env)
+
+
 def run(trace_path, log_path, name, command, timeout, env=None):
     """Replays the trace in a browser: `command(url, profile_dir)` is its argv, with a fresh
     profile folder it may fill first; `env` its environment (default: this one). Returns the exit
     code."""
-    trace = open(trace_path, "rb").read()
+    try:
+        with open(trace_path, "rb") as f:
+            trace = f.read()
+    except OSError as e:
+        print(f"{trace_path}: cannot read the trace: {e.strerror}", file=sys.stderr)
+        return 2
     result = {}
     done = threading.Event()
     server = serve(trace, result, done)
@@ -107,5 +129,9 @@ def run(trace_path, log_path, name, command, timeout, env=None):
     if "error" in result:
         print(result["error"], file=sys.stderr)
         return 1
-    write_log(log_path, result["log"]["events"])
+    try:
+        write_log(log_path, result["log"]["events"])
+    except OSError as e:
+        print(f"{log_path}: cannot write the log: {e.strerror}", file=sys.stderr)
+        return 2
     return 0
