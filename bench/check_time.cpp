@@ -4,15 +4,19 @@
 // left unsettled so that lock task queue steps and tasks of several loops interleave at choice
 // points. The observed logs are the spec model's own: its canonical log (found by check's first
 // replay) and the log of a seeded random schedule (which needs the search); the verdict must be
-// "allowed". The times are check's alone (the trace and logs are built first).
+// "allowed". The times are check's alone (the trace and logs are built first). The canonical log is
+// checked twice: as check does by default (its first replay on the impl engine) and with the model
+// alone (Options::impl_first off, `check --model-only`).
 //
-// Usage: lockstep_check_time [--steps N] [--agents K]   (prints one JSON object)
+// Usage: lockstep_check_time [--steps N] [--agents K] [--skip-random]   (prints one JSON object)
+// --skip-random leaves out the random schedule's log, whose search is quadratic in N.
 #include <chrono>
 #include <cstdlib>
 #include <iostream>
 #include <random>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "lockstep/check.h"
 #include "lockstep/spec_engine.h"
@@ -66,13 +70,15 @@ std::string make_trace(int steps, int agents) {
 
 int main(int argc, char** argv) {
   int steps = 1000, agents = 1;
-  for (int i = 1; i + 1 < argc; i += 2) {
+  bool skip_random = false;
+  for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
-    if (arg == "--steps") steps = std::atoi(argv[i + 1]);
-    if (arg == "--agents") agents = std::atoi(argv[i + 1]);
+    if (arg == "--skip-random") skip_random = true;
+    if (arg == "--steps" && i + 1 < argc) steps = std::atoi(argv[++i]);
+    if (arg == "--agents" && i + 1 < argc) agents = std::atoi(argv[++i]);
   }
   if (steps < 1 || agents < 1) {
-    std::cerr << "usage: lockstep_check_time [--steps N] [--agents K]\n";
+    std::cerr << "usage: lockstep_check_time [--steps N] [--agents K] [--skip-random]\n";
     return 2;
   }
   auto trace = lockstep::read_trace(make_trace(steps, agents));
@@ -82,20 +88,31 @@ int main(int argc, char** argv) {
   }
   auto outcome = lockstep::make_spec_engine()->run(trace.value(), {});
   if (!outcome.ok()) return 1;
-  lockstep::spec::TraceRunner runner(trace.value());
-  std::mt19937_64 random(42);
-  runner.world().set_chooser([&](const lockstep::spec::World::ChoicePoint& point) {
-    return static_cast<std::size_t>(random() % point.names.size());
-  });
-  const lockstep::Log random_log = runner.run().log;
+  lockstep::Log random_log;
+  if (!skip_random) {
+    lockstep::spec::TraceRunner runner(trace.value());
+    std::mt19937_64 random(42);
+    runner.world().set_chooser([&](const lockstep::spec::World::ChoicePoint& point) {
+      return static_cast<std::size_t>(random() % point.names.size());
+    });
+    random_log = runner.run().log;
+  }
   std::cout << "{\"steps\": " << steps << ", \"agents\": " << agents
             << ", \"events\": " << outcome.result().log.events.size();
   bool allowed = true;
-  for (const auto& [what, log] :
-       {std::pair<const char*, const lockstep::Log*>{"canonical", &outcome.result().log},
-        {"random_schedule", &random_log}}) {
+  lockstep::check::Options model_only;
+  model_only.impl_first = false;
+  struct Case {
+    const char* what;
+    const lockstep::Log* log;
+    lockstep::check::Options options;
+  };
+  std::vector<Case> cases{{"canonical", &outcome.result().log, {}},
+                          {"canonical_model_only", &outcome.result().log, model_only}};
+  if (!skip_random) cases.push_back({"random_schedule", &random_log, {}});
+  for (const auto& [what, log, options] : cases) {
     const auto start = std::chrono::steady_clock::now();
-    auto report = lockstep::check::check(trace.value(), *log, {});
+    auto report = lockstep::check::check(trace.value(), *log, options);
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (!report) return 1;

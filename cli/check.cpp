@@ -24,6 +24,7 @@ int check_command(const CheckArgs& args) {
   options.max_runs = args.max_runs;
   options.compare_steps = !args.ignore_steps;
   options.partial = args.partial;
+  options.impl_first = !args.model_only;
   auto report = check::check(trace.value(), observed.value(), options);
   if (!report) {
     // The observed log names what the trace lacks, or the trace cannot replay.

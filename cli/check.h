@@ -14,6 +14,7 @@ struct CheckArgs {
   std::uint64_t max_runs = 20'000;
   bool ignore_steps = false;
   bool partial = false;
+  bool model_only = false;
 };
 
 // Exit 0 allowed, 1 not allowed, 3 unknown (budget spent), 2 bad input.

@@ -138,6 +138,9 @@ int main(int argc, char** argv) {
   check_cmd->add_flag("--partial", check.partial,
                       "Accept an agent's events stopping early when the trace terminates or "
                       "unloads it (the report lists what was assumed unobservable)");
+  check_cmd->add_flag("--model-only", check.model_only,
+                      "Replay on the spec model only (by default the canonical schedule is tried "
+                      "on the impl engine first)");
 
   lockstep::cli::ShrinkArgs shrink;
   auto* shrink_cmd = app.add_subcommand(

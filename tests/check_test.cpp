@@ -63,6 +63,43 @@ TEST(Check, EveryCorpusLogIsAllowedUnderBothProfiles) {
   EXPECT_GE(checked, 50);
 }
 
+// check's first replay runs on the impl engine (Options::impl_first): on every corpus log, and on
+// each with its last event dropped (which only the model can explain as a divergence), the answer
+// is the one the model alone gives: verdict, schedule, replays, and where a log departs.
+TEST(Check, TheImplEngineFirstGivesTheModelsAnswers) {
+  Options model_only;
+  model_only.impl_first = false;
+  int checked = 0;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(kCorpus)) {
+    const std::string path = entry.path().string();
+    if (path.size() < 11 || path.substr(path.size() - 11) != ".trace.json") continue;
+    const std::string name = path.substr(
+        kCorpus.size(), path.size() - kCorpus.size() - std::string(".trace.json").size());
+    Case c = corpus_case(name);
+    for (int corrupted = 0; corrupted < 2; ++corrupted) {
+      if (corrupted) {
+        if (c.log.events.empty()) break;
+        c.log.events.pop_back();
+      }
+      auto fast = check(c.trace, c.log, {});
+      auto slow = check(c.trace, c.log, model_only);
+      ASSERT_TRUE(fast.ok() && slow.ok()) << name;
+      EXPECT_EQ(fast->verdict, slow->verdict) << name << (corrupted ? " (corrupted)" : "");
+      EXPECT_EQ(fast->schedule, slow->schedule) << name;
+      EXPECT_EQ(fast->runs, slow->runs) << name;
+      EXPECT_EQ(fast->choice_points, slow->choice_points) << name;
+      ASSERT_EQ(fast->divergence.has_value(), slow->divergence.has_value()) << name;
+      if (fast->divergence) {
+        EXPECT_EQ(fast->divergence->agent, slow->divergence->agent) << name;
+        EXPECT_EQ(fast->divergence->agent_index, slow->divergence->agent_index) << name;
+        EXPECT_EQ(fast->divergence->instead, slow->divergence->instead) << name;
+      }
+    }
+    ++checked;
+  }
+  EXPECT_GE(checked, 50);
+}
+
 TEST(Check, EventsSwappedWithinAnAgentAreNotAllowed) {
   Case c = corpus_case("web-locks/abort-non-head-request");
   std::swap(c.log.events[1], c.log.events[2]);  // the query's result before r2's rejection

@@ -32,6 +32,10 @@ struct Options {
   // early (a target often loses what a worker logged just before it was terminated). The events
   // taken as unobservable are listed in the report's assumptions.
   bool partial = false;
+  // Try the canonical schedule on the impl engine first (it logs what the model logs on every
+  // schedule, at a small fraction of the cost); only a log it explains completely is answered from
+  // it. Off: the model alone.
+  bool impl_first = true;
 };
 
 enum class Verdict { Allowed, NotAllowed, Unknown };
