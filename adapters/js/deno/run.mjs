@@ -1,0 +1,99 @@
+// lockstep's Deno adapter: replays a trace with Deno's own navigator.locks, one Web Worker per
+// agent, and writes the observed lockstep-log.
+//
+//   adapters/js/deno/run.sh TRACE LOG   (Deno from npm, with the permissions run.mjs needs)
+//
+// Exit codes as the other runners: 0 the log was written, 4 "cannot express: ...", 1 the replay failed, 2 a file
+// could not be read or written. Settling is by quiescence (../settle.mjs): no message from any
+// agent for LOCKSTEP_QUIET_MS (default 40) and three turns, at most LOCKSTEP_SETTLE_LIMIT_MS
+// (default 2000).
+//
+// How a trace maps onto Deno: every agent, window or worker, is a module Web Worker of one
+// process (one origin, one partition: Deno has one lock manager per process). Deno has no
+// documents, no `scheduler` (the scheduler's ops are offered where it has them) and no virtual
+// clock, so unload, shared event loops, timers and advanceTime cannot be expressed; nor can
+// opaque origins, several origins or partitions.
+import { cannotExpress, schedulingOps } from '../agent.mjs';
+import { quiescence, settlesAt } from '../settle.mjs';
+
+const OPS = ['request', 'query', 'newAbortController', 'abort', 'newPromise', 'settle', 'then',
+  'queueMicrotask', 'run', 'await', 'mark', 'terminate', ...schedulingOps()];
+
+const [traceFile, logFile] = Deno.args;
+if (!traceFile || !logFile) {
+  console.error('usage: run.mjs TRACE LOG');
+  Deno.exit(2);
+}
+let trace;
+try {
+  trace = JSON.parse(Deno.readTextFileSync(traceFile));
+} catch (e) {
+  console.error(`${traceFile}: cannot read the trace: ${e.message}`);
+  Deno.exit(2);
+}
+const reason = cannotExpress(trace, { ops: OPS, features: [] });
+if (reason) {
+  console.error(`cannot express: ${reason}`);
+  Deno.exit(4);
+}
+const quietMs = Number(Deno.env.get('LOCKSTEP_QUIET_MS') || 40);
+const limitMs = Number(Deno.env.get('LOCKSTEP_SETTLE_LIMIT_MS') || 2000);
+
+const events = [];
+const errors = [];
+let activity = 0;
+let settling = 0;  // the step whose settling is under way: what arrives now happened in it
+const workers = new Map();
+const ready = [];
+for (const agent of trace.agents) {
+  const worker = new Worker(new URL('./agent-worker.mjs', import.meta.url).href,
+    { type: 'module', name: agent.id });
+  workers.set(agent.id, worker);
+  ready.push(new Promise((resolve) => {
+    worker.addEventListener('message', (m) => m.data.lockstep === 'ready' && resolve());
+  }));
+  worker.addEventListener('message', ({ data }) => {
+    ++activity;
+    if (data.lockstep === 'event')
+      events.push({ step: data.own === null ? settling : data.own, agent: agent.id, ...data.event });
+    else if (data.lockstep === 'error') errors.push(`agent ${agent.id}: ${data.message}`);
+  });
+  worker.addEventListener('error', (e) => {
+    errors.push(`agent ${agent.id}: ${e.message}`);
+    e.preventDefault();
+  });
+}
+await Promise.all(ready);
+
+const settle = quiescence(() => activity, {
+  quietMs, limitMs,
+  turn: () => new Promise((resolve) => setTimeout(resolve, 0)),
+  pause: () => new Promise((resolve) => setTimeout(resolve, 1)),
+});
+const settlingStep = settlesAt(trace.steps);
+
+for (let i = 0; i < trace.steps.length; ++i) {
+  const step = trace.steps[i];
+  settling = settlingStep[i];
+  if (step.op === 'terminate') {
+    workers.get(step.agent).terminate();
+    workers.delete(step.agent);
+  } else {
+    workers.get(step.agent).postMessage({ lockstep: 'perform', step: i, action: step });
+  }
+  if (step.settle !== false) await settle();
+}
+await settle();
+for (const worker of workers.values()) worker.terminate();
+if (errors.length) {
+  console.error(errors.join('\n'));
+  Deno.exit(1);
+}
+const lines = events.map((e) => '  ' + JSON.stringify(e));
+try {
+  Deno.writeTextFileSync(logFile,
+    `{"format": "lockstep-log", "version": 1, "events": [\n${lines.join(',\n')}\n]}\n`);
+} catch (e) {
+  console.error(`${logFile}: cannot write the log: ${e.message}`);
+  Deno.exit(2);
+}
