@@ -36,3 +36,7 @@ fi
 if $for_tests && [ ! -x "$adapters/deno/node_modules/@deno/linux-x64-glibc/deno" ]; then
   (cd "$adapters/deno" && npm ci --no-audit --no-fund --ignore-scripts)
 fi
+# The npm polyfills the adapters judge (scheduler-polyfill runs on Deno).
+if $for_tests && [ ! -f "$adapters/polyfills/node_modules/scheduler-polyfill/package.json" ]; then
+  (cd "$adapters/polyfills" && npm ci --no-audit --no-fund --ignore-scripts)
+fi

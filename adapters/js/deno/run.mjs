@@ -1,7 +1,11 @@
 // lockstep's Deno adapter: replays a trace with Deno's own navigator.locks, one Web Worker per
 // agent, and writes the observed lockstep-log.
 //
-//   adapters/js/deno/run.sh TRACE LOG   (Deno from npm, with the permissions run.mjs needs)
+//   adapters/js/deno/run.sh TRACE LOG [--preload MODULE] [--without-locks]
+//
+// --preload loads MODULE (a path) into the runner and into every agent before anything runs: a
+// polyfill under test, e.g. scheduler-polyfill, which gives Deno the `scheduler` it lacks.
+// --without-locks refuses the Web Locks ops, so that such a target is judged on what it adds.
 //
 // Exit codes as the other runners: 0 the log was written, 4 "cannot express: ...", 1 the replay failed, 2 a file
 // could not be read or written. Settling is by quiescence (../settle.mjs): no message from any
@@ -16,14 +20,37 @@
 import { cannotExpress, schedulingOps } from '../agent.mjs';
 import { quiescence, settlesAt } from '../settle.mjs';
 
-const OPS = ['request', 'query', 'newAbortController', 'abort', 'newPromise', 'settle', 'then',
-  'queueMicrotask', 'run', 'await', 'mark', 'terminate', ...schedulingOps()];
-
-const [traceFile, logFile] = Deno.args;
-if (!traceFile || !logFile) {
-  console.error('usage: run.mjs TRACE LOG');
+const args = [...Deno.args];
+const option = (name) => {
+  const i = args.indexOf(name);
+  if (i < 0) return null;
+  const [, value] = args.splice(i, 2);
+  return value;
+};
+const flag = (name) => {
+  const i = args.indexOf(name);
+  if (i >= 0) args.splice(i, 1);
+  return i >= 0;
+};
+const preload = option('--preload');
+const withoutLocks = flag('--without-locks');
+const [traceFile, logFile] = args;
+if (!traceFile || !logFile || args.length !== 2) {
+  console.error('usage: run.mjs TRACE LOG [--preload MODULE] [--without-locks]');
   Deno.exit(2);
 }
+let preloadUrl = null;
+if (preload) {
+  preloadUrl = new URL(preload, `file://${Deno.cwd()}/`).href;
+  try {
+    await import(preloadUrl);
+  } catch (e) {
+    console.error(`${preload}: cannot load the preloaded module: ${e.message}`);
+    Deno.exit(2);
+  }
+}
+const OPS = ['newAbortController', 'abort', 'newPromise', 'settle', 'then', 'queueMicrotask', 'run',
+  'await', 'mark', 'terminate', ...(withoutLocks ? [] : ['request', 'query']), ...schedulingOps()];
 let trace;
 try {
   trace = JSON.parse(Deno.readTextFileSync(traceFile));
@@ -46,8 +73,9 @@ let settling = 0;  // the step whose settling is under way: what arrives now hap
 const workers = new Map();
 const ready = [];
 for (const agent of trace.agents) {
-  const worker = new Worker(new URL('./agent-worker.mjs', import.meta.url).href,
-    { type: 'module', name: agent.id });
+  const workerUrl = new URL('./agent-worker.mjs', import.meta.url);
+  if (preloadUrl) workerUrl.searchParams.set('preload', preloadUrl);
+  const worker = new Worker(workerUrl.href, { type: 'module', name: agent.id });
   workers.set(agent.id, worker);
   ready.push(new Promise((resolve) => {
     worker.addEventListener('message', (m) => m.data.lockstep === 'ready' && resolve());
