@@ -1,4 +1,5 @@
-// What the runners share: which step's settling an event belongs to, and settling by quiescence.
+// What the runners share: which step's settling an event belongs to, settling by quiescence, the
+// loop that hands top-level steps to agents, and the log's text.
 
 // For each step, the step whose settling what happens during it belongs to: itself when it
 // settles, else the next step that does (the last step's index when none does: the final settle).
@@ -31,4 +32,25 @@ export function quiescence(activity, { quietMs, limitMs, turn, pause }) {
       }
     }
   };
+}
+
+// Hands each top-level step to its agent (`perform(agentId, index, step)`, or `terminate(agentId)`)
+// and settles after every step that settles, and once more at the end; `setSettling(i)` is told
+// the step whose settling whatever arrives from now on belongs to.
+export async function replaySteps(steps, { perform, terminate, settle, setSettling }) {
+  const settlingStep = settlesAt(steps);
+  for (let i = 0; i < steps.length; ++i) {
+    const step = steps[i];
+    setSettling(settlingStep[i]);
+    if (step.op === 'terminate') await terminate(step.agent);
+    else perform(step.agent, i, step);
+    if (step.settle !== false) await settle();
+  }
+  await settle();
+}
+
+// The lockstep-log file for `events`, one event a line.
+export function logText(events) {
+  const lines = events.map((e) => '  ' + JSON.stringify(e));
+  return `{"format": "lockstep-log", "version": 1, "events": [\n${lines.join(',\n')}\n]}\n`;
 }

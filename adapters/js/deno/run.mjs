@@ -18,7 +18,7 @@
 // clock, so unload, shared event loops, timers and advanceTime cannot be expressed; nor can
 // opaque origins, several origins or partitions.
 import { cannotExpress, schedulingOps } from '../agent.mjs';
-import { quiescence, settlesAt } from '../settle.mjs';
+import { logText, quiescence, replaySteps } from '../settle.mjs';
 
 const args = [...Deno.args];
 const option = (name) => {
@@ -98,29 +98,23 @@ const settle = quiescence(() => activity, {
   turn: () => new Promise((resolve) => setTimeout(resolve, 0)),
   pause: () => new Promise((resolve) => setTimeout(resolve, 1)),
 });
-const settlingStep = settlesAt(trace.steps);
-
-for (let i = 0; i < trace.steps.length; ++i) {
-  const step = trace.steps[i];
-  settling = settlingStep[i];
-  if (step.op === 'terminate') {
-    workers.get(step.agent).terminate();
-    workers.delete(step.agent);
-  } else {
-    workers.get(step.agent).postMessage({ lockstep: 'perform', step: i, action: step });
-  }
-  if (step.settle !== false) await settle();
-}
-await settle();
+await replaySteps(trace.steps, {
+  perform: (agent, step, action) =>
+    workers.get(agent).postMessage({ lockstep: 'perform', step, action }),
+  terminate: (agent) => {
+    workers.get(agent).terminate();
+    workers.delete(agent);
+  },
+  settle,
+  setSettling: (step) => { settling = step; },
+});
 for (const worker of workers.values()) worker.terminate();
 if (errors.length) {
   console.error(errors.join('\n'));
   Deno.exit(1);
 }
-const lines = events.map((e) => '  ' + JSON.stringify(e));
 try {
-  Deno.writeTextFileSync(logFile,
-    `{"format": "lockstep-log", "version": 1, "events": [\n${lines.join(',\n')}\n]}\n`);
+  Deno.writeTextFileSync(logFile, logText(events));
 } catch (e) {
   console.error(`${logFile}: cannot write the log: ${e.message}`);
   Deno.exit(2);

@@ -15,7 +15,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import { cannotExpress } from '../agent.mjs';
-import { quiescence, settlesAt } from '../settle.mjs';
+import { logText, quiescence, replaySteps } from '../settle.mjs';
 
 const OPS = ['request', 'query', 'newAbortController', 'abort', 'newPromise', 'settle', 'then',
   'queueMicrotask', 'run', 'await', 'mark', 'terminate'];
@@ -59,26 +59,18 @@ const settle = quiescence(() => activity, {
   turn: () => new Promise((resolve) => setImmediate(resolve)),
   pause: () => new Promise((resolve) => setTimeout(resolve, 1)),
 });
-
-const settlingStep = settlesAt(trace.steps);
-
-for (let i = 0; i < trace.steps.length; ++i) {
-  const step = trace.steps[i];
-  settling = settlingStep[i];
-  if (step.op === 'terminate') {
-    await workers.get(step.agent).terminate();
-    workers.delete(step.agent);
-  } else {
-    workers.get(step.agent).postMessage({ type: 'perform', step: i, action: step });
-  }
-  if (step.settle !== false) await settle();
-}
-await settle();
+await replaySteps(trace.steps, {
+  perform: (agent, step, action) => workers.get(agent).postMessage({ type: 'perform', step, action }),
+  terminate: async (agent) => {
+    await workers.get(agent).terminate();
+    workers.delete(agent);
+  },
+  settle,
+  setSettling: (step) => { settling = step; },
+});
 await Promise.all([...workers.values()].map((w) => w.terminate()));
 if (errors.length) {
   console.error(errors.join('\n'));
   process.exit(1);
 }
-const lines = events.map((e) => '  ' + JSON.stringify(e));
-writeFileSync(logFile,
-  `{"format": "lockstep-log", "version": 1, "events": [\n${lines.join(',\n')}\n]}\n`);
+writeFileSync(logFile, logText(events));
