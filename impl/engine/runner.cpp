@@ -47,7 +47,8 @@ Runner::Runner(const Trace& trace)
     if (!a.id.empty()) named_[a.id] = &names_.emplace_back(Named{&a});
   });
   compiled_.reserve(actions);  // compile() keeps pointers into it: it must not reallocate
-  compile(trace_.steps);
+  std::size_t next_id = 0;
+  compile(trace_.steps, next_id);
 }
 
 Named* Runner::named(const std::string& id) {
@@ -57,15 +58,15 @@ Named* Runner::named(const std::string& id) {
 }
 
 // Lays out `body`'s actions contiguously, then each one's nested bodies after them; returns the
-// index of the first.
-std::size_t Runner::compile(const std::vector<Action>& body) {
+// index of the first. It meets actions in for_each_action's order, in which names_ was filled, so
+// the action that makes an id takes the next record (`next_id`).
+std::size_t Runner::compile(const std::vector<Action>& body, std::size_t& next_id) {
   const std::size_t first = compiled_.size();
   compiled_.resize(first + body.size());
   for (std::size_t i = 0; i < body.size(); ++i) {
     const Action& a = body[i];
     CompiledAction& c = compiled_[first + i];
-    // compile() meets actions in for_each_action's order, in which names_ was filled.
-    if (!a.id.empty()) c.id = &names_[compiled_ids_++];
+    if (!a.id.empty()) c.id = &names_[next_id++];
     c.ref = named(!a.target.empty() ? a.target : !a.signal.empty() ? a.signal : a.controller);
     const std::optional<std::string>& option_signal =
         a.lock_options && a.lock_options->signal ? a.lock_options->signal
@@ -73,9 +74,8 @@ std::size_t Runner::compile(const std::vector<Action>& body) {
                                                  : a.any_priority.signal;
     if (option_signal) c.option_signal = named(*option_signal);
     for (const std::string& id : a.signals) c.signals.push_back(named(id));
-    if (a.callback)
-      compiled_[first + i].callback_body = compiled_.data() + compile(a.callback->body);
-    if (!a.body.empty()) compiled_[first + i].body = compiled_.data() + compile(a.body);
+    if (a.callback) c.callback_body = compiled_.data() + compile(a.callback->body, next_id);
+    if (!a.body.empty()) c.body = compiled_.data() + compile(a.body, next_id);
   }
   return first;
 }
@@ -131,11 +131,8 @@ void Runner::run_top_level(int index, const Action& step) {
 }
 
 Completion Runner::call_lock_granted_callback(const CallbackRef& callback, const Value& lock_info) {
-  std::vector<std::pair<std::string, Value>> members;
-  members.reserve(2);
-  members.emplace_back("request", Value::string(std::string(callback.owner)));
-  members.emplace_back("lock", lock_info);
-  rt_.log(callback.env, "callback", std::move(members));
+  rt_.log(callback.env, "callback",
+          {{"request", Value::string(std::string(callback.owner))}, {"lock", lock_info}});
   return call_callback(callback);
 }
 

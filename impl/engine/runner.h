@@ -64,7 +64,7 @@ class Runner : public Host {
     const std::vector<Action>* body;
     const CompiledAction* compiled;
   };
-  std::size_t compile(const std::vector<Action>& body);
+  std::size_t compile(const std::vector<Action>& body, std::size_t& next_id);
   void run_top_level(int index, const Action& step);
   Completion call_function(Env* env, Code code, const Callback* callback, const CallbackRef* owner,
                            bool is_async);
@@ -98,7 +98,6 @@ class Runner : public Host {
   std::deque<Named> names_;
   std::unordered_map<std::string_view, Named*> named_;
   std::vector<CompiledAction> compiled_;  // the top-level steps first
-  std::size_t compiled_ids_ = 0;          // records of names_ handed out by compile()
   std::map<std::string, int> terminated_in_step_;
 };
 
