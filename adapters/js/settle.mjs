@@ -1,5 +1,27 @@
-// What the runners share: which step's settling an event belongs to, settling by quiescence, the
-// loop that hands top-level steps to agents, and the log's text.
+// What the runners share: what they record of their agents, which step's settling an event belongs
+// to, settling by quiescence, the loop that hands top-level steps to agents, and the log's text.
+
+// What a runner records of its agents: each event stamped with its step (traces/README.md: the
+// step whose own task logged it, or else the step being settled when it arrives), the errors, and
+// how many of either arrived, which settling by quiescence watches.
+export class Recorder {
+  constructor() {
+    this.events = [];
+    this.errors = [];
+    this.activity = 0;
+    this.settling = 0;  // the step whose settling is under way: what arrives now happened in it
+  }
+
+  event(agent, own, event) {
+    ++this.activity;
+    this.events.push({ step: own === null ? this.settling : own, agent, ...event });
+  }
+
+  error(message) {
+    ++this.activity;
+    this.errors.push(message);
+  }
+}
 
 // For each step, the step whose settling what happens during it belongs to: itself when it
 // settles, else the next step that does (the last step's index when none does: the final settle).
@@ -34,17 +56,15 @@ export function quiescence(activity, { quietMs, limitMs, turn, pause }) {
   };
 }
 
-// Hands each top-level step to its agent (`perform(agentId, index, step)`, or `terminate(agentId)`)
-// and settles after every step that settles, and once more at the end; `setSettling(i)` is told
-// the step whose settling whatever arrives from now on belongs to.
-export async function replaySteps(steps, { perform, terminate, settle, setSettling }) {
+// Hands each top-level step to the runner (`await perform(index, step)`: send it to its agent, or
+// end the agent) and settles after every step that settles, and once more at the end; the
+// recorder is told the step whose settling whatever arrives from then on belongs to.
+export async function replaySteps(steps, recorder, { perform, settle }) {
   const settlingStep = settlesAt(steps);
   for (let i = 0; i < steps.length; ++i) {
-    const step = steps[i];
-    setSettling(settlingStep[i]);
-    if (step.op === 'terminate') await terminate(step.agent);
-    else perform(step.agent, i, step);
-    if (step.settle !== false) await settle();
+    recorder.settling = settlingStep[i];
+    await perform(i, steps[i]);
+    if (steps[i].settle !== false) await settle();
   }
   await settle();
 }

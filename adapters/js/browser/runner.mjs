@@ -8,7 +8,7 @@
 // at most LIMIT_MS. An event that a step's own task logs carries that step; any other carries
 // the step being settled when it arrives (traces/README.md).
 import { cannotExpress, schedulingOps } from '../agent.mjs';
-import { quiescence, settlesAt } from '../settle.mjs';
+import { Recorder, quiescence, replaySteps } from '../settle.mjs';
 
 // The scheduler's ops where this browser has them: its windows and workers are the same engine
 // (requestIdleCallback, which only windows have, the trace reader allows only in windows).
@@ -44,18 +44,13 @@ async function main() {
   const reason = whyNot(trace);
   if (reason) return post({ cannot: reason });
   const origins = [...new Set(trace.agents.filter((a) => a.origin !== 'opaque').map((a) => a.origin))];
-  const events = [];
-  const errors = [];
-  let activity = 0;
-  let settling = 0;
+  const recorder = new Recorder();
   const agents = new Map();  // id -> {send, end}
   const ready = [];
   const onMessage = (data) => {
     if (!data || !data.lockstep) return;
-    ++activity;
-    if (data.lockstep === 'event')
-      events.push({ step: data.own === null ? settling : data.own, agent: data.agent, ...data.event });
-    else if (data.lockstep === 'error') errors.push(`agent ${data.agent}: ${data.message}`);
+    if (data.lockstep === 'event') recorder.event(data.agent, data.own, data.event);
+    else if (data.lockstep === 'error') recorder.error(`agent ${data.agent}: ${data.message}`);
   };
   addEventListener('message', (m) => onMessage(m.data));
   for (const a of trace.agents) {
@@ -82,21 +77,19 @@ async function main() {
   }
   await Promise.all(ready);
 
-  const settle = quiescence(() => activity, {
+  const settle = quiescence(() => recorder.activity, {
     quietMs: QUIET_MS, limitMs: LIMIT_MS, turn: () => new Promise((r) => setTimeout(r, 0)),
   });
-  const settlingStep = settlesAt(trace.steps);
-  for (let i = 0; i < trace.steps.length; ++i) {
-    const step = trace.steps[i];
-    settling = settlingStep[i];
-    const agent = agents.get(step.agent);
-    if (step.op === 'terminate' || step.op === 'unload') agent.end();
-    else agent.send({ lockstep: 'perform', step: i, action: step });
-    if (step.settle !== false) await settle();
-  }
-  await settle();
-  if (errors.length) return post({ error: errors.join('\n') });
-  return post({ log: { format: 'lockstep-log', version: 1, events } });
+  await replaySteps(trace.steps, recorder, {
+    perform: (i, step) => {
+      const agent = agents.get(step.agent);
+      if (step.op === 'terminate' || step.op === 'unload') agent.end();
+      else agent.send({ lockstep: 'perform', step: i, action: step });
+    },
+    settle,
+  });
+  if (recorder.errors.length) return post({ error: recorder.errors.join('\n') });
+  return post({ log: { format: 'lockstep-log', version: 1, events: recorder.events } });
 }
 
 main().catch((e) => post({ error: String(e && e.stack || e) }));

@@ -18,7 +18,7 @@
 // clock, so unload, shared event loops, timers and advanceTime cannot be expressed; nor can
 // opaque origins, several origins or partitions.
 import { cannotExpress, schedulingOps } from '../agent.mjs';
-import { logText, quiescence, replaySteps } from '../settle.mjs';
+import { Recorder, logText, quiescence, replaySteps } from '../settle.mjs';
 
 const args = [...Deno.args];
 const option = (name) => {
@@ -66,10 +66,7 @@ if (reason) {
 const quietMs = Number(Deno.env.get('LOCKSTEP_QUIET_MS') || 40);
 const limitMs = Number(Deno.env.get('LOCKSTEP_SETTLE_LIMIT_MS') || 2000);
 
-const events = [];
-const errors = [];
-let activity = 0;
-let settling = 0;  // the step whose settling is under way: what arrives now happened in it
+const recorder = new Recorder();
 const workers = new Map();
 const ready = [];
 for (const agent of trace.agents) {
@@ -81,40 +78,39 @@ for (const agent of trace.agents) {
     worker.addEventListener('message', (m) => m.data.lockstep === 'ready' && resolve());
   }));
   worker.addEventListener('message', ({ data }) => {
-    ++activity;
-    if (data.lockstep === 'event')
-      events.push({ step: data.own === null ? settling : data.own, agent: agent.id, ...data.event });
-    else if (data.lockstep === 'error') errors.push(`agent ${agent.id}: ${data.message}`);
+    if (data.lockstep === 'event') recorder.event(agent.id, data.own, data.event);
+    else if (data.lockstep === 'error') recorder.error(`agent ${agent.id}: ${data.message}`);
   });
   worker.addEventListener('error', (e) => {
-    errors.push(`agent ${agent.id}: ${e.message}`);
+    recorder.error(`agent ${agent.id}: ${e.message}`);
     e.preventDefault();
   });
 }
 await Promise.all(ready);
 
-const settle = quiescence(() => activity, {
+const settle = quiescence(() => recorder.activity, {
   quietMs, limitMs,
   turn: () => new Promise((resolve) => setTimeout(resolve, 0)),
   pause: () => new Promise((resolve) => setTimeout(resolve, 1)),
 });
-await replaySteps(trace.steps, {
-  perform: (agent, step, action) =>
-    workers.get(agent).postMessage({ lockstep: 'perform', step, action }),
-  terminate: (agent) => {
-    workers.get(agent).terminate();
-    workers.delete(agent);
+await replaySteps(trace.steps, recorder, {
+  perform: (i, step) => {
+    if (step.op !== 'terminate') {
+      workers.get(step.agent).postMessage({ lockstep: 'perform', step: i, action: step });
+      return;
+    }
+    workers.get(step.agent).terminate();
+    workers.delete(step.agent);
   },
   settle,
-  setSettling: (step) => { settling = step; },
 });
 for (const worker of workers.values()) worker.terminate();
-if (errors.length) {
-  console.error(errors.join('\n'));
+if (recorder.errors.length) {
+  console.error(recorder.errors.join('\n'));
   Deno.exit(1);
 }
 try {
-  Deno.writeTextFileSync(logFile, logText(events));
+  Deno.writeTextFileSync(logFile, logText(recorder.events));
 } catch (e) {
   console.error(`${logFile}: cannot write the log: ${e.message}`);
   Deno.exit(2);

@@ -15,7 +15,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import { cannotExpress } from '../agent.mjs';
-import { logText, quiescence, replaySteps } from '../settle.mjs';
+import { Recorder, logText, quiescence, replaySteps } from '../settle.mjs';
 
 const OPS = ['request', 'query', 'newAbortController', 'abort', 'newPromise', 'settle', 'then',
   'queueMicrotask', 'run', 'await', 'mark', 'terminate'];
@@ -34,10 +34,7 @@ if (reason) {
 const quietMs = Number(process.env.LOCKSTEP_QUIET_MS || 40);
 const limitMs = Number(process.env.LOCKSTEP_SETTLE_LIMIT_MS || 2000);
 
-const events = [];
-const errors = [];
-let activity = 0;
-let settling = 0;  // the step whose settling is under way: what arrives now happened in it
+const recorder = new Recorder();
 const workers = new Map();
 const ready = [];
 for (const agent of trace.agents) {
@@ -45,32 +42,32 @@ for (const agent of trace.agents) {
   workers.set(agent.id, worker);
   ready.push(new Promise((resolve) => worker.once('message', resolve)));
   worker.on('message', (m) => {
-    ++activity;
-    if (m.type === 'event')
-      events.push({ step: m.own === null ? settling : m.own, agent: agent.id, ...m.event });
-    else if (m.type === 'error') errors.push(`agent ${agent.id}, step ${m.step}: ${m.message}`);
+    if (m.type === 'event') recorder.event(agent.id, m.own, m.event);
+    else if (m.type === 'error') recorder.error(`agent ${agent.id}, step ${m.step}: ${m.message}`);
   });
-  worker.on('error', (e) => errors.push(`agent ${agent.id}: ${e && e.stack || e}`));
+  worker.on('error', (e) => recorder.error(`agent ${agent.id}: ${e && e.stack || e}`));
 }
 await Promise.all(ready);
 
-const settle = quiescence(() => activity, {
+const settle = quiescence(() => recorder.activity, {
   quietMs, limitMs,
   turn: () => new Promise((resolve) => setImmediate(resolve)),
   pause: () => new Promise((resolve) => setTimeout(resolve, 1)),
 });
-await replaySteps(trace.steps, {
-  perform: (agent, step, action) => workers.get(agent).postMessage({ type: 'perform', step, action }),
-  terminate: async (agent) => {
-    await workers.get(agent).terminate();
-    workers.delete(agent);
+await replaySteps(trace.steps, recorder, {
+  perform: async (i, step) => {
+    if (step.op !== 'terminate') {
+      workers.get(step.agent).postMessage({ type: 'perform', step: i, action: step });
+      return;
+    }
+    await workers.get(step.agent).terminate();
+    workers.delete(step.agent);
   },
   settle,
-  setSettling: (step) => { settling = step; },
 });
 await Promise.all([...workers.values()].map((w) => w.terminate()));
-if (errors.length) {
-  console.error(errors.join('\n'));
+if (recorder.errors.length) {
+  console.error(recorder.errors.join('\n'));
   process.exit(1);
 }
-writeFileSync(logFile, logText(events));
+writeFileSync(logFile, logText(recorder.events));
