@@ -36,7 +36,9 @@ fi
 if $for_tests && [ ! -x "$adapters/deno/node_modules/@deno/linux-x64-glibc/deno" ]; then
   (cd "$adapters/deno" && npm ci --no-audit --no-fund --ignore-scripts)
 fi
-# The npm polyfills the adapters judge (scheduler-polyfill runs on Deno).
-if $for_tests && [ ! -f "$adapters/polyfills/node_modules/scheduler-polyfill/package.json" ]; then
+# The npm polyfills the adapters judge (scheduler-polyfill runs on Deno, web-locks on Node, the
+# other two in Chromium); installed again when one of them is missing.
+if $for_tests && ! (cd "$adapters/polyfills/node_modules" 2>/dev/null && ls scheduler-polyfill/package.json \
+    web-locks/package.json navigator.locks/package.json web-locks-polyfill/package.json) >/dev/null 2>&1; then
   (cd "$adapters/polyfills" && npm ci --no-audit --no-fund --ignore-scripts)
 fi

@@ -154,9 +154,16 @@ export class Agent {
         this.observe(a.id, p, false);
         return;
       }
-      case 'query':
-        this.observe(a.id, navigator.locks.query(), true);
+      case 'query': {
+        let p;
+        try {
+          p = navigator.locks.query();
+        } catch (e) {
+          p = Promise.reject(e);  // as for request: observed as a rejection, judged by check
+        }
+        this.observe(a.id, p, true);
         return;
+      }
       case 'newAbortController': {
         const controller = new AbortController();
         this.controllers.set(a.id, controller);
@@ -252,6 +259,14 @@ export class Agent {
         throw new Error(`op ${a.op} is not supported by this adapter`);
     }
   }
+}
+
+// Removes the global's own navigator.locks (the accessor on Navigator.prototype or
+// WorkerNavigator.prototype, wherever on the chain it is), so that a polyfill loaded next finds
+// none and installs itself: a runner's --hide-locks.
+export function hideNativeLocks(global = globalThis) {
+  for (let o = global.navigator; o; o = Object.getPrototypeOf(o))
+    if (Object.prototype.hasOwnProperty.call(o, 'locks')) delete o.locks;
 }
 
 // Why a trace cannot run on a target whose runner supports `ops` and `features`; null when it

@@ -3,8 +3,12 @@
 // the step; run.mjs stamps every other event with the step it is settling when the event arrives
 // (traces/README.md: the step during whose settling it happened). The runner's clock, not the worker's, decides: a lock
 // callback queued by another thread can run here before a message the runner sent earlier.
-import { parentPort } from 'node:worker_threads';
-import { Agent } from '../agent.mjs';
+import { parentPort, workerData } from 'node:worker_threads';
+import { Agent, hideNativeLocks } from '../agent.mjs';
+
+// run.mjs --hide-locks and --preload: Node's own navigator.locks goes, a polyfill comes first.
+if (workerData.hideLocks) hideNativeLocks();
+if (workerData.preload) await import(workerData.preload);
 
 // A web page only reports an unhandled rejection; Node would end the thread. Traces reject
 // promises nobody handles (a callback's result, a settle with "reject"), so do as a page does.

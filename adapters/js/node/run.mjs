@@ -1,7 +1,13 @@
 // lockstep's Node.js adapter: replays a trace with Node's own navigator.locks, one worker thread
 // per agent, and writes the observed lockstep-log.
 //
-//   node adapters/js/node/run.mjs TRACE LOG
+//   node adapters/js/node/run.mjs TRACE LOG [--preload MODULE] [--hide-locks]
+//
+// --hide-locks removes Node's own navigator.locks (the getter on Navigator.prototype) from the
+// runner and every agent before anything else runs, and --preload then loads MODULE (a path)
+// there: a polyfill under test and the glue that installs it (../polyfills/web-locks.mjs). When
+// MODULE exports attachWorker(worker), the runner calls it with each agent's Worker (a polyfill
+// that coordinates threads through their parent needs it).
 //
 // Exit 0 when the log was written; 4 when the trace needs what Node cannot express (printed as
 // "cannot express: ..."); 1 when the replay failed. After each step that settles, the runner
@@ -13,17 +19,42 @@
 // `scheduler`, and no virtual clock, so unload, shared event loops, the scheduler's ops, timers
 // and advanceTime cannot be expressed; nor can opaque origins, several origins or partitions.
 import { readFileSync, writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { cannotExpress } from '../agent.mjs';
+import { cannotExpress, hideNativeLocks } from '../agent.mjs';
 import { Recorder, logText, quiescence, replaySteps } from '../settle.mjs';
 
 const OPS = ['request', 'query', 'newAbortController', 'abort', 'newPromise', 'settle', 'then',
   'queueMicrotask', 'run', 'await', 'mark', 'terminate'];
 
-const [traceFile, logFile] = process.argv.slice(2);
-if (!traceFile || !logFile) {
-  console.error('usage: run.mjs TRACE LOG');
+const args = process.argv.slice(2);
+const option = (name) => {
+  const i = args.indexOf(name);
+  return i < 0 ? null : args.splice(i, 2)[1];
+};
+const flag = (name) => {
+  const i = args.indexOf(name);
+  if (i >= 0) args.splice(i, 1);
+  return i >= 0;
+};
+const preload = option('--preload');
+const hideLocks = flag('--hide-locks');
+const [traceFile, logFile] = args;
+if (!traceFile || !logFile || args.length !== 2) {
+  console.error('usage: run.mjs TRACE LOG [--preload MODULE] [--hide-locks]');
   process.exit(2);
+}
+if (hideLocks) hideNativeLocks();
+let preloaded = {};
+const preloadUrl = preload ? pathToFileURL(resolve(preload)).href : null;
+if (preloadUrl) {
+  try {
+    preloaded = await import(preloadUrl);
+  } catch (e) {
+    console.error(`${preload}: cannot load the preloaded module: ${e.message}`);
+    process.exit(2);
+  }
 }
 const trace = JSON.parse(readFileSync(traceFile, 'utf8'));
 const reason = cannotExpress(trace, { ops: OPS, features: [] });
@@ -38,9 +69,14 @@ const recorder = new Recorder();
 const workers = new Map();
 const ready = [];
 for (const agent of trace.agents) {
-  const worker = new Worker(new URL('./agent-worker.mjs', import.meta.url));
+  const worker = new Worker(new URL('./agent-worker.mjs', import.meta.url),
+    { workerData: { preload: preloadUrl, hideLocks } });
   workers.set(agent.id, worker);
-  ready.push(new Promise((resolve) => worker.once('message', resolve)));
+  if (preloaded.attachWorker) preloaded.attachWorker(worker);
+  ready.push(new Promise((resolve) => {
+    worker.on('message', (m) => m.type === 'ready' && resolve());
+    worker.once('error', resolve);  // recorded below: the run fails
+  }));
   worker.on('message', (m) => {
     if (m.type === 'event') recorder.event(agent.id, m.own, m.event);
     else if (m.type === 'error') recorder.error(`agent ${agent.id}, step ${m.step}: ${m.message}`);
