@@ -42,10 +42,15 @@ Runner::Runner(const Trace& trace)
     ++actions;
     ids += !a.id.empty();
   });
+  names_.reserve(ids);
   named_.reserve(ids);
   for_each_action(trace_.steps, [&](const Action& a) {
-    if (!a.id.empty()) named_[a.id] = &names_.emplace_back(Named{&a});
+    if (a.id.empty()) return;
+    named_.insert(a.id, static_cast<std::uint32_t>(names_.size()));
+    names_.push_back(Named{&a});
   });
+  step_envs_.reserve(trace_.steps.size());  // looked up once, not by id on every step
+  for (const Action& step : trace_.steps) step_envs_.push_back(rt_.env(step.agent));
   compiled_.reserve(actions);  // compile() keeps pointers into it: it must not reallocate
   std::size_t next_id = 0;
   compile(trace_.steps, next_id);
@@ -53,8 +58,9 @@ Runner::Runner(const Trace& trace)
 
 Named* Runner::named(const std::string& id) {
   if (id.empty()) return nullptr;
-  auto it = named_.find(id);
-  return it == named_.end() ? nullptr : it->second;
+  const std::uint32_t n = named_.find(
+      id, [this](std::uint32_t i) -> const std::string& { return names_[i].definition->id; });
+  return n == StringIndex::kNone ? nullptr : &names_[n];
 }
 
 // Lays out `body`'s actions contiguously, then each one's nested bodies after them; returns the
@@ -108,16 +114,15 @@ void Runner::run_top_level(int index, const Action& step) {
     rt_.advance_time(step.ms);
     return;
   }
-  Env* env = rt_.env(step.agent);
-  auto ended = terminated_in_step_.find(step.agent);
-  if (ended != terminated_in_step_.end())
+  Env* env = step_envs_[static_cast<std::size_t>(index)];
+  if (env->ended_in_step >= 0)
     throw ReplayFailure{Error{step.pointer + "/agent",
                               "agent \"" + step.agent + "\" terminated during step " +
-                                  std::to_string(ended->second) + " and runs no more script"}};
+                                  std::to_string(env->ended_in_step) + " and runs no more script"}};
   const CompiledAction& c = compiled_[static_cast<std::size_t>(index)];
   if (step.op == Op::Terminate) {
     end_agent(env);
-    terminated_in_step_[step.agent] = index;
+    env->ended_in_step = index;
   } else if (step.op == Op::Unload) {
     unload(env);
   } else if (step.op == Op::Run) {
@@ -125,24 +130,23 @@ void Runner::run_top_level(int index, const Action& step) {
   } else {
     rt_.run_task_now(env, [&] { perform(env, step, c, nullptr); });
   }
-  if (env->terminated && !terminated_in_step_.count(step.agent))
-    terminated_in_step_[step.agent] = index;
+  if (env->terminated && env->ended_in_step < 0) env->ended_in_step = index;
   if (step.settle) rt_.settle();
 }
 
 Completion Runner::call_lock_granted_callback(const CallbackRef& callback, const Value& lock_info) {
-  rt_.log(callback.env, "callback",
-          {{"request", Value::string(std::string(callback.owner))}, {"lock", lock_info}});
+  rt_.log(callback.env, "callback", "request", Value::string(std::string(callback.owner)), "lock",
+          lock_info);
   return call_callback(callback);
 }
 
 Completion Runner::call_post_task_callback(const CallbackRef& callback) {
-  rt_.log(callback.env, "task", {{"task", Value::string(std::string(callback.owner))}});
+  rt_.log(callback.env, "task", "task", Value::string(std::string(callback.owner)));
   return call_callback(callback);
 }
 
 void Runner::call_idle_request_callback(const CallbackRef& callback) {
-  rt_.log(callback.env, "idle", {{"id", Value::string(std::string(callback.owner))}});
+  rt_.log(callback.env, "idle", "id", Value::string(std::string(callback.owner)));
   call_callback(callback);
 }
 

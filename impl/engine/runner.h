@@ -9,12 +9,12 @@
 #include <memory>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 #include "host.h"
 #include "lockstep/engine.h"
 #include "scheduling_binding.h"
+#include "string_index.h"
 #include "web_locks_binding.h"
 
 namespace lockstep::impl {
@@ -94,11 +94,11 @@ class Runner : public Host {
   WebLocksBinding locks_;
   SchedulingBinding scheduling_;
   // Ids are unique in a trace (the reader checks): one record per id, found by its text only
-  // while compiling. Keys view the trace's strings.
-  std::deque<Named> names_;
-  std::unordered_map<std::string_view, Named*> named_;
+  // while compiling. Sized once, so the records never move.
+  std::vector<Named> names_;
+  StringIndex named_;                     // id -> index in names_
   std::vector<CompiledAction> compiled_;  // the top-level steps first
-  std::map<std::string, int> terminated_in_step_;
+  std::vector<Env*> step_envs_;           // each top-level step's agent (null for advanceTime)
 };
 
 }  // namespace lockstep::impl

@@ -41,13 +41,13 @@ Env* Runtime::env(const std::string& id) {
 // --- Promises (ECMA-262 #sec-promise-objects, HTML's host hooks with the scheduling patches) ---
 
 Promise* Runtime::new_promise(Env* env) {
-  promises_.emplace_back();
-  promises_.back().env = env;
-  return &promises_.back();
+  Promise& p = promises_.emplace();
+  p.env = env;
+  return &p;
 }
 
 Reaction* Runtime::new_reaction() {
-  if (!free_reactions_) return &reactions_.emplace_back();
+  if (!free_reactions_) return &reactions_.emplace();
   Reaction* r = free_reactions_;
   free_reactions_ = r->next;
   r->next = nullptr;
@@ -224,8 +224,7 @@ void Runtime::after_timeout(std::uint64_t ms, Job job) {
 }
 
 void Runtime::set_continuation_value(Loop& loop, const void* key, const void* value) {
-  continuation_nodes_.push_back(ContinuationNode{key, value, loop.continuation});
-  loop.continuation = &continuation_nodes_.back();
+  loop.continuation = &continuation_nodes_.emplace(ContinuationNode{key, value, loop.continuation});
 }
 
 const void* Runtime::continuation_value(const Loop& loop, const void* key) const {
@@ -302,7 +301,8 @@ void Runtime::collect_units() {
 
 std::size_t Runtime::choose() {
   if (units_.size() == 1) return 0;
-  std::vector<std::size_t> candidates;
+  std::vector<std::size_t>& candidates = candidates_;
+  candidates.clear();
   if (next_pin_ < pinned_.size()) {
     const std::string& pin = pinned_[next_pin_];
     const bool any_lock_queue = pin == "locks";
@@ -315,7 +315,7 @@ std::size_t Runtime::choose() {
                                         n.compare(0, pin.size(), pin) == 0 && n[pin.size()] == '/');
       if (match) candidates.push_back(i);
     }
-    if (candidates.size() > 1 && !any_lock_queue) candidates = {canonical(candidates)};
+    if (candidates.size() > 1 && !any_lock_queue) candidates.assign(1, canonical(candidates));
     if (candidates.empty() || (any_lock_queue && candidates.size() > 1)) {
       std::vector<std::string> runnable;
       for (const Unit& u : units_) runnable.push_back(*u.name);
@@ -326,7 +326,7 @@ std::size_t Runtime::choose() {
     for (std::size_t i = 0; i < units_.size(); ++i) candidates.push_back(i);
   }
   const std::size_t best = canonical(candidates);
-  choices_.push_back(*units_[best].name);
+  choices_.push_back(units_[best].name);
   return best;
 }
 
@@ -427,9 +427,9 @@ void Runtime::advance_time(std::uint64_t ms) {
 // --- Signals (dom#aborting-ongoing-activities) ---
 
 Signal* Runtime::new_signal(Env* env) {
-  signals_.emplace_back();
-  signals_.back().env = env;
-  return &signals_.back();
+  Signal& s = signals_.emplace();
+  s.env = env;
+  return &s;
 }
 
 int Runtime::add_algorithm(Signal* s, Job job) {
@@ -486,8 +486,19 @@ void Runtime::make_dependent(Signal* result, const std::vector<Signal*>& signals
   }
 }
 
+std::vector<std::string> Runtime::take_choices() const {
+  std::vector<std::string> names;
+  names.reserve(choices_.size());
+  for (const std::string* name : choices_) names.push_back(*name);
+  return names;
+}
+
 void Runtime::log(Env* env, const char* event, std::vector<std::pair<std::string, Value>> members) {
-  log_.events.push_back(Event{step_, env->agent->id, event, std::move(members)});
+  Event& e = log_.events.emplace_back();
+  e.step = step_;
+  e.agent = env->agent->id;
+  e.event = event;
+  e.members = std::move(members);
 }
 
 }  // namespace lockstep::impl

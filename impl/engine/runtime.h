@@ -22,6 +22,7 @@
 #include "lockstep/log.h"
 #include "lockstep/trace.h"
 #include "ring_queue.h"
+#include "stable_pool.h"
 
 namespace lockstep::impl {
 
@@ -41,6 +42,7 @@ struct Env {
   void* locks = nullptr;      // the LockManager it uses (web locks binding)
   std::uint32_t lock_agent = 0;
   LockQueue* lock_queue = nullptr;  // its partition's lock task queue (I-11)
+  int ended_in_step = -1;  // the top-level step during which the runner saw it end, if it did
 };
 
 // scheduling#continuation-state: an immutable list of (key, value); HostMakeJobCallback's clone
@@ -72,8 +74,9 @@ struct Loop {
   RingQueue<Microtask> microtasks;
   bool in_checkpoint = false;
   const ContinuationNode* continuation = nullptr;
-  TaskScheduler scheduler;              // every Scheduler of the loop queues here
-  std::vector<std::string> unit_names;  // "loop:<name>/<source>", by queue index
+  TaskScheduler scheduler;  // every Scheduler of the loop queues here
+  // "loop:<name>/<source>", by queue index; a deque, so that the choices can point at them.
+  std::deque<std::string> unit_names;
   std::string scheduler_unit, idle_unit;
   std::size_t index = 0;  // in the runtime's list of loops
   bool listed = false;    // in the runtime's list of loops that may have work
@@ -210,8 +213,17 @@ class Runtime {
   // Log and choices
   void set_step(int step) { step_ = step; }
   void log(Env* env, const char* event, std::vector<std::pair<std::string, Value>> members);
+  // The same with the members given as key, value, key, value...: each is built in place, where an
+  // initializer list of pairs would copy every member once more (the hot events are logged so).
+  template <class... KeysAndValues>
+  void log(Env* env, const char* event, const char* key, KeysAndValues&&... rest) {
+    std::vector<std::pair<std::string, Value>> members;
+    members.reserve((sizeof...(rest) + 1) / 2);
+    add_members(members, key, std::forward<KeysAndValues>(rest)...);
+    log(env, event, std::move(members));
+  }
   Log take_log() { return std::move(log_); }
-  std::vector<std::string> take_choices() { return std::move(choices_); }
+  std::vector<std::string> take_choices() const;
 
  private:
   struct Unit {
@@ -222,6 +234,12 @@ class Runtime {
     int priority;
     const std::string* name;
   };
+  template <class V, class... Rest>
+  static void add_members(std::vector<std::pair<std::string, Value>>& members, const char* key,
+                          V&& value, Rest&&... rest) {
+    members.emplace_back(key, std::forward<V>(value));
+    if constexpr (sizeof...(rest) > 0) add_members(members, std::forward<Rest>(rest)...);
+  }
   void collect_units();
   std::size_t choose();
   std::size_t canonical(const std::vector<std::size_t>& candidates) const;
@@ -249,7 +267,10 @@ class Runtime {
   std::vector<std::string> pinned_;
   std::string schedule_pointer_;
   std::size_t next_pin_ = 0;
-  std::vector<std::string> choices_;
+  // The units chosen, as their names (which stay put: lock queues in a map, loops' in deques);
+  // spelled out only when asked for, not on every unit.
+  std::vector<const std::string*> choices_;
+  std::vector<std::size_t> candidates_;  // choose()'s, kept to reuse its storage
   std::vector<Unit> units_;
   // Loops that may have a task, a scheduler task or an idle callback, in loop order. A loop gains
   // work only through queue_task and wake(); collect_units() drops the loops it finds idle, so a
@@ -258,10 +279,10 @@ class Runtime {
   int step_ = 0;
   Log log_;
   SchedulerHooks* hooks_ = nullptr;
-  std::deque<Promise> promises_;
-  std::deque<Signal> signals_;
-  std::deque<ContinuationNode> continuation_nodes_;
-  std::deque<Reaction> reactions_;
+  StablePool<Promise> promises_;
+  StablePool<Signal> signals_;
+  StablePool<ContinuationNode> continuation_nodes_;
+  StablePool<Reaction> reactions_;
   Reaction* free_reactions_ = nullptr;
 };
 

@@ -17,9 +17,9 @@ SchedulingBinding::SchedulingBinding(Runtime& rt, Host& host) : rt_(rt), host_(h
 
 SchedulingBinding::Scheduler* SchedulingBinding::scheduler(Env* env) {
   if (!env->scheduler) {
-    schedulers_.emplace_back();
-    schedulers_.back().env = env;
-    env->scheduler = &schedulers_.back();
+    Scheduler& s = schedulers_.emplace();
+    s.env = env;
+    env->scheduler = &s;
   }
   return static_cast<Scheduler*>(env->scheduler);
 }
@@ -29,8 +29,7 @@ SchedulingBinding::Scheduler* SchedulingBinding::scheduler(Env* env) {
 // left it: the spec only asks whether the handle has a task.
 SchedulingBinding::Handle* SchedulingBinding::create_a_task_handle(Promise* result,
                                                                    Signal* signal) {
-  handles_.emplace_back();
-  Handle* handle = &handles_.back();
+  Handle* handle = &handles_.emplace();
   handle->signal = signal;
   if (signal)
     handle->abort_handle = rt_.add_algorithm(signal, [this, handle, result] {
@@ -79,9 +78,9 @@ SchedulingBinding::LogicalQueue* SchedulingBinding::select_the_scheduler_task_qu
     if (dynamic) signal->queues.emplace_back(&core, slot->physical);  // follows its priority
   }
   if (!slot->current) {  // 1.1.1 / 2.2.1: the key has no queue: make one
-    logical_queues_.emplace_back();
-    logical_queues_.back().slot = slot;
-    slot->current = &logical_queues_.back();
+    LogicalQueue& q = logical_queues_.emplace();
+    q.slot = slot;
+    slot->current = &q;
   }
   return slot->current;
 }
@@ -92,19 +91,20 @@ void SchedulingBinding::schedule_a_task(Scheduler* s, Handle* handle, LogicalQue
                                         Job steps) {
   Env* env = s->env;
   if (env->terminated || (env->is_window && !env->fully_active)) return;
-  tasks_.push_back(Task{rt_.next_seq(), handle, [handle, this, steps = std::move(steps)] {
-                          steps();
-                          // Task complete steps (create-a-task-handle 5): stop listening for
-                          // abort; an emptied queue runs its removal steps.
-                          if (handle->signal)
-                            rt_.remove_algorithm(handle->signal, handle->abort_handle);
-                          if (handle->queue->tasks == 0) removal_steps(handle->queue);
-                        }});
+  Task& task =
+      tasks_.emplace(Task{rt_.next_seq(), handle, [handle, this, steps = std::move(steps)] {
+                            steps();
+                            // Task complete steps (create-a-task-handle 5): stop listening for
+                            // abort; an emptied queue runs its removal steps.
+                            if (handle->signal)
+                              rt_.remove_algorithm(handle->signal, handle->abort_handle);
+                            if (handle->queue->tasks == 0) removal_steps(handle->queue);
+                          }});
   handle->scheduler = &env->loop->scheduler;
   handle->queue = queue;
   handle->in_queue = true;
   ++queue->tasks;
-  handle->task = handle->scheduler->enqueue(queue->slot->physical, &tasks_.back());
+  handle->task = handle->scheduler->enqueue(queue->slot->physical, &task);
   rt_.wake(*env->loop);
 }
 
@@ -118,8 +118,7 @@ Promise* SchedulingBinding::post_task(Env* env, const CallbackRef& callback,
     rt_.reject(result, signal->reason);
     return result;
   }
-  states_.emplace_back();
-  SchedulingState* state = &states_.back();
+  SchedulingState* state = &states_.emplace();
   state->abort_source = signal;
   if (priority)
     state->fixed = *priority;
@@ -254,9 +253,9 @@ void SchedulingBinding::run_idle(Loop& loop) {
   });
   IdleRequest request = *it;
   idle_requests_.erase(it);
-  states_.emplace_back();
-  states_.back().fixed = Priority::Background;
-  rt_.set_continuation_value(loop, scheduler(request.callback.env), &states_.back());
+  SchedulingState& state = states_.emplace();
+  state.fixed = Priority::Background;
+  rt_.set_continuation_value(loop, scheduler(request.callback.env), &state);
   host_.call_idle_request_callback(request.callback);
   loop.continuation = nullptr;
 }

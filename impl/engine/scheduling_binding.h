@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "host.h"
+#include "stable_pool.h"
 
 namespace lockstep::impl {
 
@@ -88,11 +89,11 @@ class SchedulingBinding : public Runtime::SchedulerHooks {
 
   Runtime& rt_;
   Host& host_;
-  std::deque<Scheduler> schedulers_;
-  std::deque<Task> tasks_;
-  std::deque<Handle> handles_;
-  std::deque<SchedulingState> states_;
-  std::deque<LogicalQueue> logical_queues_;
+  StablePool<Scheduler> schedulers_;
+  StablePool<Task> tasks_;
+  StablePool<Handle> handles_;
+  StablePool<SchedulingState> states_;
+  StablePool<LogicalQueue> logical_queues_;
   struct IdleRequest {
     std::uint64_t seq;
     CallbackRef callback;

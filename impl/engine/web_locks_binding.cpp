@@ -10,7 +10,11 @@ const char* mode_name(Mode mode) {
 }
 
 Value lock_info(const std::string& name, Mode mode) {
-  return Value::object({{"name", Value::string(name)}, {"mode", Value::string(mode_name(mode))}});
+  std::vector<std::pair<std::string, Value>> members;  // built in place, not copied from a list
+  members.reserve(2);
+  members.emplace_back("name", Value::string(name));
+  members.emplace_back("mode", Value::string(mode_name(mode)));
+  return Value::object(std::move(members));
 }
 
 }  // namespace
@@ -40,9 +44,8 @@ Promise* WebLocksBinding::request(Env* env, const std::string& name,
   if (options.signal && options.signal->aborted())
     return rt_.promise_rejected_with(env, options.signal->reason);
   Promise* promise = rt_.new_promise(env);
-  requests_.emplace_back();
-  Request* r = &requests_.back();
-  *r = Request{env, manager, name, options.mode, callback, promise, options.signal, 0, {}, nullptr};
+  Request* r = &requests_.emplace(
+      Request{env, manager, name, options.mode, callback, promise, options.signal, 0, {}, nullptr});
   if (r->signal)
     r->abort_handle = rt_.add_algorithm(r->signal, [this, r] {
       // web-locks#signal-to-abort-the-request: abort on the lock task queue, reject now.

@@ -10,6 +10,7 @@
 
 #include "host.h"
 #include "lockstep/impl/lock_manager.h"
+#include "stable_pool.h"
 
 namespace lockstep::impl {
 
@@ -53,7 +54,7 @@ class WebLocksBinding : public LockManager::Observer {
   Runtime& rt_;
   Host& host_;
   std::map<std::pair<std::string, std::string>, std::unique_ptr<LockManager>> managers_;
-  std::deque<Request> requests_;
+  StablePool<Request> requests_;
 };
 
 }  // namespace lockstep::impl

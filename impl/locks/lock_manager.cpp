@@ -21,7 +21,8 @@
 
 #include <algorithm>
 #include <limits>
-#include <unordered_map>
+
+#include "string_index.h"
 
 namespace lockstep::impl {
 namespace {
@@ -111,11 +112,6 @@ struct Agent {
   List records;
 };
 
-struct StringHash {
-  using is_transparent = void;
-  std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
-};
-
 }  // namespace
 
 struct LockManager::State {
@@ -124,7 +120,7 @@ struct LockManager::State {
   std::vector<Record> records;
   std::uint32_t free_head = kNil;
   std::vector<Name> names;
-  std::unordered_map<std::string, std::uint32_t, StringHash, std::equal_to<>> name_index;
+  StringIndex name_index;  // name -> ordinal
   List pending_names;
   List held;
   std::uint64_t next_held_serial = 0;
@@ -132,12 +128,13 @@ struct LockManager::State {
   std::vector<Agent> agents;
 
   std::uint32_t intern(std::string_view text) {
-    auto it = name_index.find(text);
-    if (it != name_index.end()) return it->second;
+    const std::uint32_t found = name_index.find(
+        text, [this](std::uint32_t n) -> const std::string& { return names[n].text; });
+    if (found != StringIndex::kNone) return found;
     const auto ordinal = static_cast<std::uint32_t>(names.size());
     names.emplace_back();
     names.back().text = std::string(text);
-    name_index.emplace(names.back().text, ordinal);
+    name_index.insert(text, ordinal);
     return ordinal;
   }
 
