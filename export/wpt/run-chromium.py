@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Runs the pages of a `lockstep export --wpt` folder in headless Chromium, one browser per page.
 
-The folder is served on 127.0.0.1 (the minimal harness under resources/ included); each page posts
-its results to /lockstep-results when its tests are done. Prints one line per page and a summary,
+The folder is served on 127.0.0.1 and on localhost, one server for both (the page's origin and
+get_host_info()'s remote one: common/get-host-info.sub.js; the minimal harness under resources/
+included); each page posts its results to /lockstep-results when its tests are done. Prints one line per page and a summary,
 writes RESULTS.json beside the pages, and exits 1 if a page failed or timed out, unless
 known-divergences.json (beside this script) explains that page's failure in Chromium: those are
 reported as KNOWN with the reason.
@@ -15,6 +16,7 @@ import json
 import os
 import queue
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -27,6 +29,16 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import offline  # noqa: E402  (the browser stays on the loopback server)
 
 results = queue.Queue()
+
+
+class Server(http.server.ThreadingHTTPServer):
+    """Both 127.0.0.1 and localhost (which may resolve to ::1) reach this one server."""
+    address_family = socket.AF_INET6
+    daemon_threads = True
+
+    def server_bind(self):
+        self.socket.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
+        super().server_bind()
 
 
 class Handler(http.server.SimpleHTTPRequestHandler):
@@ -50,10 +62,12 @@ def main():
     args = parser.parse_args()
     folder = os.path.abspath(args.folder)
     handler = lambda *a, **k: Handler(*a, directory=folder, **k)
-    server = http.server.ThreadingHTTPServer(('127.0.0.1', 0), handler)
+    server = Server(('::', 0), handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     port = server.server_address[1]
-    pages = sorted(p for p in os.listdir(folder) if p.endswith('.html'))
+    # lockstep-frame.html is the agents' frame, not a test.
+    pages = sorted(p for p in os.listdir(folder)
+                   if p.endswith('.html') and not p.startswith('lockstep-'))
     if args.only:
         pages = [p for p in pages if p[:-5] in args.only]
     with open(os.path.join(os.path.dirname(os.path.abspath(__file__)),
