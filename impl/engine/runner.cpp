@@ -159,8 +159,11 @@ Completion Runner::call_callback(const CallbackRef& callback) {
 Completion Runner::call_function(Env* env, Code code, const Callback* callback,
                                  const CallbackRef* owner, bool is_async) {
   if (is_async) return Completion{false, JsValue(start_async(env, code, callback, owner))};
-  auto activation =
-      std::make_shared<Activation>(Activation{env, code, 0, nullptr, callback, owner});
+  // A plain function runs through: the reader makes every body that awaits or yields async, so
+  // nothing keeps this activation past the call and it lives on the stack (the shared_ptr below
+  // owns nothing; suspend_on refuses such an activation rather than keep a dangling one).
+  Activation frame{env, code, 0, nullptr, callback, owner};
+  const std::shared_ptr<Activation> activation(std::shared_ptr<Activation>(), &frame);
   const std::vector<Action>& body = *code.body;
   for (; activation->pc < body.size(); ++activation->pc)
     if (perform(env, body[activation->pc], code.compiled[activation->pc], activation) == Flow::Stop)
@@ -350,7 +353,7 @@ Runner::Flow Runner::perform(Env* env, const Action& a, const CompiledAction& c,
     case Op::Await:
       return suspend_on(env, promise_named(a, a.target, c.ref), activation);
     case Op::Mark:
-      rt_.log(env, "mark", {{"label", Value::string(a.label)}});
+      rt_.log(env, "mark", "label", Value::string(a.label));
       return Flow::Next;
     case Op::AdvanceTime:
       break;
@@ -365,6 +368,9 @@ Runner::Flow Runner::perform(Env* env, const Action& a, const CompiledAction& c,
 // state current now.
 Runner::Flow Runner::suspend_on(Env* env, Promise* awaited,
                                 const std::shared_ptr<Activation>& activation) {
+  if (activation.use_count() == 0)
+    throw EngineFault{"a function that is not async suspends at " +
+                      (*activation->code.body)[activation->pc].pointer};
   Promise* promise = rt_.promise_resolve(env, JsValue(awaited));
   std::shared_ptr<Activation> self = activation;
   rt_.then(

@@ -24,18 +24,21 @@ Runtime::Runtime(const Trace& trace)
     }
     env->loop = loop->get();
     lock_queues_[agent.partition].unit_name = "locks:" + agent.partition;  // I-11
-    env_by_id_[agent.id] = env.get();
+    env_by_id_.insert(agent.id, static_cast<std::uint32_t>(envs_.size()));
     envs_.push_back(std::move(env));
   }
   for (auto& [partition, queue] : lock_queues_) lock_queue_list_.push_back(&queue);
   for (auto& env : envs_) env->lock_queue = &lock_queues_.at(env->agent->partition);
+  // Replays log about one event per step: one allocation up front instead of ~20 doublings.
+  log_.events.reserve(trace.steps.size());
 }
 
 Runtime::~Runtime() = default;
 
 Env* Runtime::env(const std::string& id) {
-  auto it = env_by_id_.find(id);
-  return it == env_by_id_.end() ? nullptr : it->second;
+  const std::uint32_t i = env_by_id_.find(
+      id, [this](std::uint32_t e) -> const std::string& { return envs_[e]->agent->id; });
+  return i == StringIndex::kNone ? nullptr : envs_[i].get();
 }
 
 // --- Promises (ECMA-262 #sec-promise-objects, HTML's host hooks with the scheduling patches) ---
@@ -187,14 +190,18 @@ void Runtime::queue_task(Env* env, const char* source, Job job) {
   // task would wait forever, so it is not kept.
   if (env->is_window && !env->fully_active) return;
   Loop& loop = *env->loop;
+  // Sources are string literals, so the pointer usually matches; the text decides otherwise.
   auto it = std::find_if(loop.queues.begin(), loop.queues.end(),
-                         [&](const auto& q) { return q.first == source; });
+                         [&](const auto& q) { return q.literal == source; });
+  if (it == loop.queues.end())
+    it = std::find_if(loop.queues.begin(), loop.queues.end(),
+                      [&](const auto& q) { return q.source == source; });
   if (it == loop.queues.end()) {
-    loop.queues.emplace_back(source, RingQueue<LoopTask>{});
+    loop.queues.push_back(Loop::SourceQueue{source, source, RingQueue<LoopTask>{}});
     loop.unit_names.push_back("loop:" + loop.name + "/" + source);
     it = std::prev(loop.queues.end());
   }
-  it->second.push_back(LoopTask{next_seq_++, env, std::move(job)});
+  it->tasks.push_back(LoopTask{next_seq_++, env, std::move(job)});
   wake(loop);
 }
 
@@ -250,16 +257,16 @@ void Runtime::checkpoint(Loop& loop) {
 void Runtime::terminate(Env* env) {
   env->terminated = true;
   Loop& loop = *env->loop;
-  for (auto& [source, tasks] : loop.queues)
-    tasks.erase_if([&](const LoopTask& t) { return t.env == env; });
+  for (auto& queue : loop.queues)
+    queue.tasks.erase_if([&](const LoopTask& t) { return t.env == env; });
   loop.microtasks.erase_if([&](const Loop::Microtask& m) { return m.env == env; });
 }
 
 void Runtime::unload(Env* env) {
   env->fully_active = false;
   if (!env->is_window) return;
-  for (auto& [source, tasks] : env->loop->queues)
-    tasks.erase_if([&](const LoopTask& t) { return t.env == env; });
+  for (auto& queue : env->loop->queues)
+    queue.tasks.erase_if([&](const LoopTask& t) { return t.env == env; });
 }
 
 void Runtime::collect_units() {
@@ -276,7 +283,7 @@ void Runtime::collect_units() {
     const std::size_t before = units_.size();
     bool other_work = false;
     for (std::size_t q = 0; q < loop.queues.size(); ++q) {
-      const auto& tasks = loop.queues[q].second;
+      const auto& tasks = loop.queues[q].tasks;
       if (tasks.empty()) continue;
       units_.push_back(Unit{Unit::Kind::Task, l, q, tasks.front().seq, -1, &loop.unit_names[q]});
       other_work = true;
@@ -376,7 +383,7 @@ void Runtime::run_unit(const Unit& unit) {
     }
     case Unit::Kind::Task: {
       Loop& loop = *loops_[unit.index];
-      auto& tasks = loop.queues[unit.queue].second;
+      auto& tasks = loop.queues[unit.queue].tasks;
       LoopTask task = std::move(tasks.front());
       tasks.pop_front();
       task.job();
@@ -399,12 +406,81 @@ void Runtime::run_unit(const Unit& unit) {
   }
 }
 
+// The same choice as collect_units() then choose() when no pinned choice is left, which is every
+// unit of a trace without a schedule. canonical() only ever compares units of one loop with each
+// other, so each loop has one unit that nothing of its loop dominates (the rules of canonical(),
+// case by case, below); the oldest of those and of the lock queues' fronts wins.
+bool Runtime::next_canonical_unit(Unit& chosen) {
+  std::size_t count = 0;  // units there are: a choice among more than one is recorded
+  bool found = false;
+  const auto consider = [&](const Unit& u) {
+    if (!found || u.seq < chosen.seq) chosen = u;
+    found = true;
+  };
+  for (std::size_t i = 0; i < lock_queue_list_.size(); ++i) {
+    const LockQueue& q = *lock_queue_list_[i];
+    if (q.steps.empty()) continue;
+    ++count;
+    consider(Unit{Unit::Kind::Locks, i, 0, q.steps.front().first, -1, &q.unit_name});
+  }
+  std::size_t kept = 0;
+  for (Loop* busy : maybe_busy_) {
+    Loop& loop = *busy;
+    const std::size_t l = loop.index;
+    std::optional<Unit> oldest_task, scheduled;
+    for (std::size_t q = 0; q < loop.queues.size(); ++q) {
+      const auto& tasks = loop.queues[q].tasks;
+      if (tasks.empty()) continue;
+      ++count;
+      if (!oldest_task || tasks.front().seq < oldest_task->seq)
+        oldest_task = Unit{Unit::Kind::Task, l, q, tasks.front().seq, -1, &loop.unit_names[q]};
+    }
+    if (hooks_)
+      if (auto next = loop.scheduler.next()) {
+        ++count;
+        scheduled = Unit{
+            Unit::Kind::Scheduler, l, 0, hooks_->task_seq(next->cookie), next->effective_priority,
+            &loop.scheduler_unit};
+      }
+    if (!oldest_task && !scheduled) {
+      if (hooks_)
+        if (auto idle = hooks_->next_idle(loop)) {  // I-19: only on a loop with nothing else
+          ++count;
+          consider(Unit{Unit::Kind::Idle, l, 0, *idle, -1, &loop.idle_unit});
+          maybe_busy_[kept++] = busy;
+          continue;
+        }
+      if (loop.scheduler.size() != 0)
+        maybe_busy_[kept++] = busy;
+      else
+        loop.listed = false;
+      continue;
+    }
+    maybe_busy_[kept++] = busy;
+    if (!scheduled)
+      consider(*oldest_task);
+    else if (!oldest_task || scheduled->priority >= 3)  // at 3 or more it goes first
+      consider(*scheduled);
+    else if (scheduled->priority <= 1)  // at 1 or less it goes behind the loop's tasks
+      consider(*oldest_task);
+    else  // at 2, by age
+      consider(scheduled->seq < oldest_task->seq ? *scheduled : *oldest_task);
+  }
+  maybe_busy_.resize(kept);
+  if (count > 1) choices_.push_back(chosen.name);
+  return found;
+}
+
 void Runtime::settle() {
   for (std::uint64_t guard = 0; guard < 100'000'000; ++guard) {
-    collect_units();
-    if (units_.empty()) return;
-    const std::size_t chosen = choose();
-    const Unit unit = units_[chosen];
+    Unit unit{};
+    if (next_pin_ >= pinned_.size()) {
+      if (!next_canonical_unit(unit)) return;
+    } else {
+      collect_units();
+      if (units_.empty()) return;
+      unit = units_[choose()];
+    }
     run_unit(unit);
   }
   throw std::runtime_error("the world did not settle within 10^8 units");

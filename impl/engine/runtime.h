@@ -23,6 +23,7 @@
 #include "lockstep/trace.h"
 #include "ring_queue.h"
 #include "stable_pool.h"
+#include "string_index.h"
 
 namespace lockstep::impl {
 
@@ -62,7 +63,12 @@ struct LoopTask {
 struct Loop {
   std::string name;
   // Per source, in first-use order; a deque, so that adding a source never relocates a queue.
-  std::deque<std::pair<std::string, RingQueue<LoopTask>>> queues;
+  struct SourceQueue {
+    std::string source;
+    const char* literal;  // the text queue_task was given first: a pointer compare finds it
+    RingQueue<LoopTask> tasks;
+  };
+  std::deque<SourceQueue> queues;
   struct Microtask {
     Env* env;
     // The continuation state the microtask carries and makes current while it runs (scheduling's
@@ -241,6 +247,8 @@ class Runtime {
     if constexpr (sizeof...(rest) > 0) add_members(members, std::forward<Rest>(rest)...);
   }
   void collect_units();
+  // canonical() over every unit, without listing them: false when nothing can run.
+  bool next_canonical_unit(Unit& chosen);
   std::size_t choose();
   std::size_t canonical(const std::vector<std::size_t>& candidates) const;
   void run_unit(const Unit& unit);
@@ -253,7 +261,7 @@ class Runtime {
   void settle_promise(Promise* p, Promise::State state, const Value& value);
 
   std::vector<std::unique_ptr<Env>> envs_;
-  std::map<std::string, Env*> env_by_id_;
+  StringIndex env_by_id_;  // agent id -> index in envs_
   std::vector<std::unique_ptr<Loop>> loops_;
   std::map<std::string, LockQueue> lock_queues_;  // by partition
   std::vector<LockQueue*> lock_queue_list_;
