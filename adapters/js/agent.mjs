@@ -183,6 +183,9 @@ export class Agent {
         return;
       case 'settle': {
         const r = this.resolvers.get(a.target);
+        // A callback's result before the callback ran (a target that has not granted the lock
+        // yet): there is nothing to settle, and the log, which lacks the callback, says so.
+        if (!r) return;
         const value = fromTraceValue(a.value);
         if (a.outcome === 'reject') r.reject(value);
         else r.resolve(value);
@@ -309,22 +312,32 @@ export function cannotExpress(trace, { ops, features }) {
 
 // The browser agents' side of runner.html's protocol (a window's frame, a dedicated worker):
 // `post` sends to the runner, `listen` receives from it. Events that a step's own task logs carry
-// the step; the runner stamps the others.
-export function serveAgent(id, post, listen) {
+// the step; the runner stamps the others. `early`: end the step's own task as described below
+// (the polyfill targets use it; the browsers' and Deno's own targets not yet, since it changes
+// what two of their recorded divergences show: docs/conformance.md).
+export function serveAgent(id, post, listen, { early = false } = {}) {
   let own = null;
   const agent = new Agent((event) => post({ lockstep: 'event', agent: id, own, event }));
   listen((data) => {
     if (!data || data.lockstep !== 'perform') return;
     own = data.step;
+    // The step's own task ends after its microtask checkpoint; a task posted now runs after it.
+    // With `early`, posted before the step runs, a message and a timer, so that they come ahead
+    // of the tasks the step itself queues: a task the step queues (a polyfill's setTimeout(0), a
+    // postTask) may run before a message posted after it, and would be taken for the step's own.
+    const end = () => {
+      const channel = new MessageChannel();
+      channel.port1.onmessage = () => { own = null; };
+      channel.port2.postMessage(null);
+      if (early) setTimeout(() => { own = null; }, 0);
+    };
+    if (early) end();
     try {
       agent.step(data.action);
     } catch (e) {
       post({ lockstep: 'error', agent: id, message: String(e && e.stack || e) });
     }
-    // The step's own task ends after its microtask checkpoint; a task posted now runs after it.
-    const channel = new MessageChannel();
-    channel.port1.onmessage = () => { own = null; };
-    channel.port2.postMessage(null);
+    if (!early) end();
   });
   post({ lockstep: 'ready', agent: id });
 }

@@ -1,6 +1,14 @@
 // One trace agent in a dedicated worker of runner.html, over the worker's own message port.
-import { serveAgent } from '../agent.mjs';
+import { hideNativeLocks, serveAgent } from '../agent.mjs';
 
-serveAgent(new URLSearchParams(location.search).get('agent'),
-  (message) => postMessage(message),
-  (receive) => addEventListener('message', (m) => receive(m.data)));
+const params = new URLSearchParams(location.search);
+const id = params.get('agent');
+// A polyfill under test (runner.mjs): the browser's own navigator.locks goes, the polyfill comes.
+try {
+  if (params.has('hideLocks')) hideNativeLocks();
+  if (params.get('preload')) await import(params.get('preload'));
+} catch (e) {
+  postMessage({ lockstep: 'error', agent: id, message: `cannot load the preloaded module: ${e}` });
+}
+serveAgent(id, (message) => postMessage(message),
+  (receive) => addEventListener('message', (m) => receive(m.data)), { early: params.has('preload') });

@@ -17,6 +17,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import urllib.parse
 
 JS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TYPES = {".html": "text/html", ".mjs": "text/javascript", ".js": "text/javascript",
@@ -86,15 +87,35 @@ def main(name, browser_env, browser_name, command, env=None):
     parser.add_argument("--browser", default=os.environ.get(browser_env) or
                         shutil.which(browser_name) or f"/usr/bin/{browser_name}")
     parser.add_argument("--timeout", type=float, default=60)
+    # A polyfill under test (runner.mjs): a module under adapters/js that every agent loads first,
+    # the browser's own navigator.locks hidden before it, what the target leaves out refused.
+    parser.add_argument("--preload", help="a module under adapters/js, loaded first by each agent")
+    parser.add_argument("--hide-locks", action="store_true",
+                        help="remove the browser's navigator.locks in each agent first")
+    parser.add_argument("--without", default="", help="refuse these: scheduler, workers")
+    parser.add_argument("--quiet", type=int, help="settling: ms of quiet (default 60)")
     args = parser.parse_args()
+    page = {}
+    if args.preload:
+        file = os.path.abspath(args.preload)
+        if not file.startswith(JS + os.sep) or not os.path.isfile(file):
+            print(f"{args.preload}: not a file under {JS}", file=sys.stderr)
+            return 2
+        page["preload"] = "/" + os.path.relpath(file, JS).replace(os.sep, "/")
+    if args.hide_locks:
+        page["hideLocks"] = "1"
+    if args.without:
+        page["without"] = args.without
+    if args.quiet:
+        page["quiet"] = str(args.quiet)
     return run(args.trace, args.log, name,
-               lambda url, profile: command(args.browser, url, profile), args.timeout, env)
+               lambda url, profile: command(args.browser, url, profile), args.timeout, env, page)
 
 
-def run(trace_path, log_path, name, command, timeout, env=None):
+def run(trace_path, log_path, name, command, timeout, env=None, page=None):
     """Replays the trace in a browser: `command(url, profile_dir)` is its argv, with a fresh
-    profile folder it may fill first; `env` its environment (default: this one). Returns the exit
-    code."""
+    profile folder it may fill first; `env` its environment (default: this one); `page` more
+    parameters for runner.html. Returns the exit code."""
     try:
         with open(trace_path, "rb") as f:
             trace = f.read()
@@ -108,6 +129,7 @@ def run(trace_path, log_path, name, command, timeout, env=None):
     profile = tempfile.mkdtemp(prefix=f"lockstep-{name}-")
     url = (f"http://127.0.0.1:{port}/browser/runner.html?trace=/trace"
            f"&secondOrigin=http://localhost:{port}")
+    url += "".join(f"&{k}={urllib.parse.quote(v)}" for k, v in (page or {}).items())
     browser = subprocess.Popen(command(url, profile), stdout=subprocess.DEVNULL,
                                stderr=subprocess.DEVNULL, env=env)
     try:

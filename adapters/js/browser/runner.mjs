@@ -12,9 +12,16 @@ import { Recorder, quiescence, replaySteps } from '../settle.mjs';
 
 // The scheduler's ops where this browser has them: its windows and workers are the same engine
 // (requestIdleCallback, which only windows have, the trace reader allows only in windows).
-const OPS = ['request', 'query', 'newAbortController', 'abort', 'newPromise', 'settle', 'then',
-  'queueMicrotask', 'run', 'await', 'mark', 'terminate', 'unload', ...schedulingOps()];
 const params = new URLSearchParams(location.search);
+// A polyfill under test (launch.py --preload, --hide-locks, --without): the module each agent
+// loads first, and what the target leaves out (the scheduler, when only the polyfill is judged;
+// workers, for a polyfill that installs itself only in windows).
+const without = (params.get('without') || '').split(',').filter(Boolean);
+const OPS = ['request', 'query', 'newAbortController', 'abort', 'newPromise', 'settle', 'then',
+  'queueMicrotask', 'run', 'await', 'mark', 'terminate', 'unload',
+  ...(without.includes('scheduler') ? [] : schedulingOps())];
+const agentParams = ['preload', 'hideLocks'].filter((k) => params.has(k))
+  .map((k) => `&${k}=${encodeURIComponent(params.get(k))}`).join('');
 const QUIET_MS = Number(params.get('quiet') || 60);
 const LIMIT_MS = Number(params.get('limit') || 3000);
 const secondOrigin = params.get('secondOrigin');  // e.g. http://localhost:PORT
@@ -26,6 +33,9 @@ function whyNot(trace) {
   if (reason) return reason;
   const origins = [...new Set(trace.agents.filter((a) => a.origin !== 'opaque').map((a) => a.origin))];
   if (origins.length > 2) return 'it uses more than two origins';
+  const worker = trace.agents.find((a) => a.kind === 'worker');
+  if (worker && without.includes('workers'))
+    return `agent ${worker.id} is a worker, and the target runs only in windows`;
   for (const a of trace.agents)
     if (a.kind === 'worker' && a.origin !== origins[0])
       return `worker ${a.id} is not of the first origin`;
@@ -58,14 +68,14 @@ async function main() {
     ready.push(new Promise((r) => { resolveReady = r; }));
     const readyOnce = (data) => { if (data && data.lockstep === 'ready' && data.agent === a.id) resolveReady(); };
     if (a.kind === 'worker') {
-      const worker = new Worker(`agent-worker.mjs?agent=${encodeURIComponent(a.id)}`, { type: 'module' });
+      const worker = new Worker(`agent-worker.mjs?agent=${encodeURIComponent(a.id)}${agentParams}`, { type: 'module' });
       worker.onmessage = (m) => { readyOnce(m.data); onMessage(m.data); };
       agents.set(a.id, { send: (msg) => worker.postMessage(msg), end: () => worker.terminate() });
     } else {
       const frame = document.createElement('iframe');
       frame.title = a.id;
       const base = a.origin === origins[0] || a.origin === 'opaque' ? '' : `${secondOrigin}/browser/`;
-      frame.src = `${base}agent-frame.html?agent=${encodeURIComponent(a.id)}`;
+      frame.src = `${base}agent-frame.html?agent=${encodeURIComponent(a.id)}${agentParams}`;
       if (a.origin === 'opaque') frame.sandbox = 'allow-scripts';
       addEventListener('message', (m) => readyOnce(m.data));
       document.body.append(frame);
