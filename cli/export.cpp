@@ -38,6 +38,17 @@ std::string page_origin(const Trace& trace) {
   return "";
 }
 
+// The ids of promises, controllers and signals that an action uses.
+std::vector<std::string> ids_used(const Action& a) {
+  std::vector<std::string> ids = a.signals;
+  for (const std::string* id : {&a.target, &a.signal, &a.controller})
+    if (!id->empty()) ids.push_back(*id);
+  for (const std::optional<std::string>* id : {a.lock_options ? &a.lock_options->signal : nullptr,
+                                               &a.task_options.signal, &a.any_priority.signal})
+    if (id && *id) ids.push_back(**id);
+  return ids;
+}
+
 // Why a trace cannot run as a page test; nothing when it can. A page has windows (iframes) of its
 // own origin, of one remote origin and opaque ones (sandboxed), and dedicated workers of its own
 // origin; it has no second user agent (partitions) and no virtual clock. Windows of the page's
@@ -72,18 +83,18 @@ std::optional<std::string> not_exportable(const Trace& trace) {
   for (const Action& step : trace.steps) {
     if (ended.count(step.agent) && messaged.count(step.agent))
       refuse("agent " + step.agent +
-             " runs script after it ends, which only a window of the "
-             "page's origin can");
+             " runs script after it ends (only a window of the page's "
+             "origin can)");
     if (step.op == Op::Unload || step.op == Op::Terminate) ended.insert(step.agent);
   }
   std::map<std::string, std::string> creator;  // id -> the agent that made it
   for_each_action(trace.steps, [&](const Action& a) {
     if (!a.id.empty()) creator[a.id] = a.agent;
-    const bool uses = a.op == Op::Settle || a.op == Op::Await || a.op == Op::Then;
-    if (uses && creator.count(a.target) && creator[a.target] != a.agent &&
-        (messaged.count(a.agent) || messaged.count(creator[a.target])))
-      refuse("agent " + a.agent + " uses " + a.target + ", a promise of agent " +
-             creator[a.target] + "'s realm");
+    for (const std::string& id : ids_used(a))
+      if (creator.count(id) && creator[id] != a.agent &&
+          (messaged.count(a.agent) || messaged.count(creator[id])))
+        refuse("agent " + a.agent + " uses " + id + ", which agent " + creator[id] +
+               " made in its own realm");
     switch (a.op) {
       case Op::SetTimeout:
       case Op::AdvanceTime:
@@ -139,12 +150,12 @@ std::string per_agent(const Trace& trace, Log log) {
   return write_log(log);
 }
 
-// Every log the spec model allows for the trace (one per order of each agent's events): a
-// depth-first walk over its choice points, where
-// each alternative is pinned through the trace's `schedule` (the model refuses a pin that names
-// nothing runnable with an error at /schedule/N). The trace's own schedule is not kept: the page
-// accepts whatever any schedule allows. Candidates are every unit a choice can name (the lock task
-// queue; each event loop's task sources, scheduler and idle period) and any name a run took.
+// Every log the spec model allows for the trace, one per order of each agent's events: a
+// depth-first walk over the model's choice points, each alternative pinned through the trace's
+// `schedule` (the model refuses a pin that names nothing runnable there with an error at
+// /schedule/N). The trace's own schedule is not kept: the page accepts what any schedule allows.
+// The candidates are every unit a choice can name (the lock task queue; each event loop's task
+// sources, scheduler and idle period) and any name a run took.
 constexpr std::size_t kMaxReplays = 4000;
 
 Result<std::vector<Log>> allowed_logs(const Engine& engine, Trace trace) {

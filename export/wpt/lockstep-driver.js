@@ -46,16 +46,24 @@
 
   const awaits = (body) => (body || []).some((a) => a.op === 'await' || a.op === 'yield');
 
-  // One agent's script: performs actions with the APIs of global `g` and passes each event it
-  // observes to `emit`.
+  // What script holds by trace id. The windows that the page drives directly share one: one
+  // agent may settle or abort what another made, as script of one page can.
+  function newStore() {
+    return {
+      promises: new Map(),     // request, query, postTask, yield and newPromise ids
+      resolvers: new Map(),    // newPromise ids and pending callback results
+      controllers: new Map(),  // AbortController and TaskController ids
+      signals: new Map(),      // their signals, and TaskSignal.any's
+    };
+  }
+
+  // One agent's script: performs actions with the APIs of global `g`, holding what it makes in
+  // `store`, and passes each event it observes to `emit`.
   class Agent {
-    constructor(g, emit) {
+    constructor(g, emit, store) {
       this.g = g;
       this.emit = emit;
-      this.promises = new Map();     // request, query, postTask, yield and newPromise ids
-      this.resolvers = new Map();    // newPromise ids and pending callback results
-      this.controllers = new Map();  // AbortController and TaskController ids
-      this.signals = new Map();      // their signals, and TaskSignal.any's
+      Object.assign(this, store || newStore());
     }
 
     // A top-level step, in the task that delivers it (a `run` step: its body as an async
@@ -319,6 +327,7 @@
     // The agents, in trace order; resolves when the messaged ones are ready.
     async start() {
       const own = this.trace.agents.find((a) => a.origin !== 'opaque');
+      const store = newStore();  // the directly driven windows'
       const ready = [];
       const waiters = {};
       const receive = (data) => {
@@ -350,7 +359,7 @@
           // No src: the initial about:blank document is ready at once, and a navigation would
           // replace the window the agent holds. The window is kept after the iframe goes.
           this.doc.body.appendChild(frame);
-          const agent = new Agent(frame.contentWindow, (event) => this.log(a.id, event));
+          const agent = new Agent(frame.contentWindow, (event) => this.log(a.id, event), store);
           ready.push(warmUp(frame.contentWindow));
           this.agents[a.id] = {perform: (step) => agent.step(step), end: () => frame.remove()};
           continue;
