@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """Runs the pages of a `lockstep export --wpt` folder in headless Chromium, one browser per page.
 
-The folder is served on 127.0.0.1 and on localhost, one server for both (the page's origin and
-get_host_info()'s remote one: common/get-host-info.sub.js; the minimal harness under resources/
-included); each page posts its results to /lockstep-results when its tests are done. Prints one line per page and a summary,
+The folder is served on 127.0.0.1 and localhost, the page's origin and get_host_info()'s remote one
+(common/get-host-info.sub.js; the minimal harness under resources/ included); each page posts its
+results to /lockstep-results when its tests are done. Prints one line per page and a summary,
 writes RESULTS.json beside the pages, and exits 1 if a page failed or timed out, unless
 known-divergences.json (beside this script) explains that page's failure in Chromium: those are
 reported as KNOWN with the reason.
@@ -11,6 +11,7 @@ reported as KNOWN with the reason.
 Usage: run-chromium.py FOLDER [--browser /usr/bin/chromium] [--timeout 30] [--only NAME...]
 """
 import argparse
+import errno
 import http.server
 import json
 import os
@@ -31,14 +32,28 @@ import offline  # noqa: E402  (the browser stays on the loopback server)
 results = queue.Queue()
 
 
-class Server(http.server.ThreadingHTTPServer):
-    """Both 127.0.0.1 and localhost (which may resolve to ::1) reach this one server."""
+class Server6(http.server.ThreadingHTTPServer):
     address_family = socket.AF_INET6
     daemon_threads = True
 
-    def server_bind(self):
-        self.socket.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
-        super().server_bind()
+
+def serve(handler):
+    """Serves on 127.0.0.1 and, with the same port, on ::1 (localhost may resolve to either), and on
+    no other interface. Returns the servers."""
+    for _ in range(20):
+        servers = [http.server.ThreadingHTTPServer(('127.0.0.1', 0), handler)]
+        servers[0].daemon_threads = True
+        try:
+            servers.append(Server6(('::1', servers[0].server_address[1]), handler))
+        except OSError as e:
+            if e.errno == errno.EADDRINUSE:  # that port is taken on ::1: another one
+                servers[0].server_close()
+                continue
+            # no IPv6 loopback: localhost resolves to 127.0.0.1
+        for server in servers:
+            threading.Thread(target=server.serve_forever, daemon=True).start()
+        return servers
+    raise OSError('no port free on both 127.0.0.1 and ::1')
 
 
 class Handler(http.server.SimpleHTTPRequestHandler):
@@ -62,9 +77,8 @@ def main():
     args = parser.parse_args()
     folder = os.path.abspath(args.folder)
     handler = lambda *a, **k: Handler(*a, directory=folder, **k)
-    server = Server(('::', 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    port = server.server_address[1]
+    servers = serve(handler)
+    port = servers[0].server_address[1]
     # lockstep-frame.html is the agents' frame, not a test.
     pages = sorted(p for p in os.listdir(folder)
                    if p.endswith('.html') and not p.startswith('lockstep-'))
@@ -110,7 +124,8 @@ def main():
     passed = sum(1 for o in summary.values() if o['status'] == 'PASS')
     print(f'{passed} of {len(summary)} pages passed, {len(summary) - passed - failed} known '
           f'divergences, {failed} failed')
-    server.shutdown()
+    for server in servers:
+        server.shutdown()
     return 0 if failed == 0 else 1
 
 
