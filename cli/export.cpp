@@ -272,8 +272,8 @@ int export_command(const ExportArgs& args) {
   std::ofstream(fs::path(args.out) / "resources" / "testharness.js") << wpt_testharness_js();
   std::ofstream(fs::path(args.out) / "resources" / "testharnessreport.js")
       << wpt_testharnessreport_js();
-  std::ofstream(fs::path(args.out) / "lockstep-worker.js") << wpt_worker_js();
-  std::ofstream(fs::path(args.out) / "lockstep-frame.html") << wpt_frame_html();
+  std::ofstream(fs::path(args.out) / "resources" / "lockstep-worker.js") << wpt_worker_js();
+  std::ofstream(fs::path(args.out) / "resources" / "lockstep-frame.html") << wpt_frame_html();
   fs::create_directories(fs::path(args.out) / "common", ec);  // WPT has its own
   std::ofstream(fs::path(args.out) / "common" / "get-host-info.sub.js") << wpt_get_host_info_js();
   std::string report =

@@ -5,8 +5,9 @@
 //
 // Agents: a window of the page's origin is an iframe without src, driven directly (so script that
 // still holds an unloaded document's navigator.locks can run); a window of the remote origin
-// (get_host_info()) or an opaque one (a sandboxed iframe) is lockstep-frame.html, and a worker is
-// lockstep-worker.js, both driven by messages. Ops: request, query, newAbortController, abort,
+// (get_host_info()) or an opaque one (a sandboxed iframe) is resources/lockstep-frame.html, and a
+// worker is resources/lockstep-worker.js, both driven by messages (in resources/, so that WPT takes
+// them for support files). Ops: request, query, newAbortController, abort,
 // settle, newPromise, then, queueMicrotask, run, await, mark, unload, terminate, postTask (without
 // delay), yield, newTaskController, setPriority, taskSignalAny, onPriorityChange and
 // requestIdleCallback. The exporter leaves out traces that need anything else (partitions,
@@ -260,7 +261,7 @@
     }
   }
 
-  // An agent driven by messages (lockstep-worker.js, lockstep-frame.html): performs each step
+  // An agent driven by messages (resources/lockstep-worker.js and -frame.html): performs each step
   // that `listen` delivers and sends its events through `post`.
   function serve(id, post, listen) {
     const agent = new Agent(global, (event) => post({lockstep: 'event', agent: id, event}));
@@ -345,7 +346,7 @@
           }));
         }
         if (a.kind === 'worker') {
-          const worker = new Worker(`lockstep-worker.js?agent=${encodeURIComponent(a.id)}`);
+          const worker = new Worker(`resources/lockstep-worker.js?agent=${encodeURIComponent(a.id)}`);
           worker.onmessage = (m) => receive(m.data);
           this.agents[a.id] = {
             perform: (step) => worker.postMessage({lockstep: 'perform', action: step}),
@@ -364,7 +365,7 @@
           this.agents[a.id] = {perform: (step) => agent.step(step), end: () => frame.remove()};
           continue;
         }
-        const query = `lockstep-frame.html?agent=${encodeURIComponent(a.id)}`;
+        const query = `resources/lockstep-frame.html?agent=${encodeURIComponent(a.id)}`;
         if (a.origin === 'opaque') {
           frame.sandbox = 'allow-scripts';
           frame.src = query;

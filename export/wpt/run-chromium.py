@@ -79,9 +79,7 @@ def main():
     handler = lambda *a, **k: Handler(*a, directory=folder, **k)
     servers = serve(handler)
     port = servers[0].server_address[1]
-    # lockstep-frame.html is the agents' frame, not a test.
-    pages = sorted(p for p in os.listdir(folder)
-                   if p.endswith('.html') and not p.startswith('lockstep-'))
+    pages = sorted(p for p in os.listdir(folder) if p.endswith('.html'))
     if args.only:
         pages = [p for p in pages if p[:-5] in args.only]
     with open(os.path.join(os.path.dirname(os.path.abspath(__file__)),
