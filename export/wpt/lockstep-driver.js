@@ -383,8 +383,10 @@
 
     // Quiescence: waits until nothing has happened for `quietMs` and a few task turns (the lock
     // task queue runs in parallel, often in another process, so task turns alone say little).
-    // Bounded by `limitMs`; never a fixed sleep.
-    async settle(quietMs = 60, limitMs = 3000) {
+    // Bounded by `limitMs`; never a fixed sleep. A slow machine may ask for more quiet with
+    // `?quiet=MS` in the page's URL.
+    async settle(quietMs = Number(new URLSearchParams(location.search).get('quiet')) || 60,
+                 limitMs = 3000) {
       const start = performance.now();
       let last = performance.now(), seen = this.activity, turns = 0;
       while (performance.now() - start < limitMs) {

@@ -9,6 +9,7 @@ known-divergences.json (beside this script) explains that page's failure in Chro
 reported as KNOWN with the reason.
 
 Usage: run-chromium.py FOLDER [--browser /usr/bin/chromium] [--timeout 30] [--only NAME...]
+                        [--quiet MS]
 """
 import argparse
 import errno
@@ -74,6 +75,8 @@ def main():
     parser.add_argument('--browser', default='/usr/bin/chromium')
     parser.add_argument('--timeout', type=float, default=30)
     parser.add_argument('--only', nargs='*')
+    parser.add_argument('--quiet', type=int, help="ms of quiet that settling waits for (the driver's "
+                        'default: 60)')
     args = parser.parse_args()
     folder = os.path.abspath(args.folder)
     handler = lambda *a, **k: Handler(*a, directory=folder, **k)
@@ -92,7 +95,7 @@ def main():
             browser = subprocess.Popen(
                 [args.browser, '--headless', '--no-sandbox', '--disable-gpu',
                  '--no-first-run', *offline.CHROMIUM_FLAGS, f'--user-data-dir={profile}',
-                 f'http://127.0.0.1:{port}/{page}'],
+                 f'http://127.0.0.1:{port}/{page}' + (f'?quiet={args.quiet}' if args.quiet else '')],
                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
             outcome = [{'name': page, 'status': 'TIMEOUT'}]
             deadline = time.monotonic() + args.timeout
