@@ -38,21 +38,10 @@ std::string page_origin(const Trace& trace) {
   return "";
 }
 
-// The ids of promises, controllers and signals that an action uses.
-std::vector<std::string> ids_used(const Action& a) {
-  std::vector<std::string> ids = a.signals;
-  for (const std::string* id : {&a.target, &a.signal, &a.controller})
-    if (!id->empty()) ids.push_back(*id);
-  for (const std::optional<std::string>* id : {a.lock_options ? &a.lock_options->signal : nullptr,
-                                               &a.task_options.signal, &a.any_priority.signal})
-    if (id && *id) ids.push_back(**id);
-  return ids;
-}
-
 // Why a trace cannot run as a page test; nothing when it can. A page has windows (iframes) of its
 // own origin, of one remote origin and opaque ones (sandboxed), and dedicated workers of its own
 // origin; it has no second user agent (partitions) and no virtual clock. Windows of the page's
-// origin are driven directly; every other agent by messages, so its promises stay in its realm.
+// origin are driven directly; every other agent by messages, so what it makes stays in its realm.
 std::optional<std::string> not_exportable(const Trace& trace) {
   std::set<std::string> origins, partitions;
   for (const Agent& a : trace.agents) {
@@ -79,22 +68,18 @@ std::optional<std::string> not_exportable(const Trace& trace) {
   const auto refuse = [&](std::string why) {
     if (!reason) reason = std::move(why);
   };
-  std::set<std::string> ended;
+  // After `terminate` an agent runs no script (the driver skips its steps); after `unload` it
+  // does, which only a window the page drives directly can.
+  std::set<std::string> unloaded;
   for (const Action& step : trace.steps) {
-    if (ended.count(step.agent) && messaged.count(step.agent))
-      refuse("agent " + step.agent +
-             " runs script after it ends (only a window of the page's "
-             "origin can)");
-    if (step.op == Op::Unload || step.op == Op::Terminate) ended.insert(step.agent);
+    if (unloaded.count(step.agent) && messaged.count(step.agent))
+      refuse("agent " + step.agent + " runs script after its document unloads (only a window " +
+             "of the page's origin can)");
+    if (step.op == Op::Unload) unloaded.insert(step.agent);
   }
-  std::map<std::string, std::string> creator;  // id -> the agent that made it
+  // An id that one agent makes and another uses needs no check: the reader allows that only
+  // within one event loop, which only windows share, and here only windows driven directly.
   for_each_action(trace.steps, [&](const Action& a) {
-    if (!a.id.empty()) creator[a.id] = a.agent;
-    for (const std::string& id : ids_used(a))
-      if (creator.count(id) && creator[id] != a.agent &&
-          (messaged.count(a.agent) || messaged.count(creator[id])))
-        refuse("agent " + a.agent + " uses " + id + ", which agent " + creator[id] +
-               " made in its own realm");
     switch (a.op) {
       case Op::SetTimeout:
       case Op::AdvanceTime:
