@@ -402,9 +402,8 @@
     }
 
     // Each top-level step in a task of the page (a messaged agent's own task is the message's),
-    // then settling unless the step says not to. A terminated agent runs no more script.
+    // then settling unless the step says not to.
     async run() {
-      const terminated = new Set();
       for (const step of this.trace.steps) {
         const agent = step.agent;
         await newTask(() => {
@@ -412,12 +411,11 @@
           try {
             if (step.op === 'unload' || step.op === 'terminate')
               this.agents[agent].end();
-            else if (!terminated.has(agent))
+            else
               this.agents[agent].perform(step);
           } catch (e) {
             this.fail(agent, String(e && e.stack || e));
           }
-          if (step.op === 'terminate') terminated.add(agent);
         });
         if (step.settle !== false) await this.settle();
       }
