@@ -7,11 +7,10 @@
 // still holds an unloaded document's navigator.locks can run); a window of the remote origin
 // (get_host_info()) or an opaque one (a sandboxed iframe) is resources/lockstep-frame.html, and a
 // worker is resources/lockstep-worker.js, both driven by messages (in resources/, so that WPT takes
-// them for support files). Ops: request, query, newAbortController, abort,
-// settle, newPromise, then, queueMicrotask, run, await, mark, unload, terminate, postTask (without
-// delay), yield, newTaskController, setPriority, taskSignalAny, onPriorityChange and
-// requestIdleCallback. The exporter leaves out traces that need anything else (partitions,
-// virtual time).
+// them for support files). Ops: request, query, newAbortController, abort, settle, newPromise,
+// then, queueMicrotask, run, await, mark, unload, terminate, postTask (without delay), yield,
+// newTaskController, setPriority, taskSignalAny, onPriorityChange and requestIdleCallback. The
+// exporter leaves out traces that need anything else (partitions, virtual time).
 'use strict';
 
 (function (global) {
