@@ -7,7 +7,6 @@
 #pragma once
 
 #include <cstdint>
-#include <functional>
 #include <limits>
 #include <string_view>
 #include <vector>
@@ -51,9 +50,15 @@ class StringIndex {
     std::uint32_t ordinal = kNone;
   };
 
+  // FNV-1a and a final mix: keys are short ids and lock names, for which this is cheaper than
+  // std::hash's out-of-line Murmur, and the mix spreads similar keys over the low bits.
   static std::uint32_t hash(std::string_view key) {
-    const std::size_t h = std::hash<std::string_view>{}(key);
-    return static_cast<std::uint32_t>(h ^ (h >> 32));
+    std::uint64_t h = 0xcbf29ce484222325u;
+    for (unsigned char c : key) h = (h ^ c) * 0x100000001b3u;
+    h ^= h >> 32;
+    h *= 0xd6e8feb86659fd93u;
+    h ^= h >> 32;
+    return static_cast<std::uint32_t>(h);
   }
   std::size_t mask() const { return slots_.size() - 1; }
 

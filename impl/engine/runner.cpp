@@ -37,51 +37,72 @@ struct Runner::Activation {
 
 Runner::Runner(const Trace& trace)
     : trace_(trace), rt_(trace), locks_(rt_, *this), scheduling_(rt_, *this) {
-  std::size_t ids = 0, actions = 0;
-  for_each_action(trace_.steps, [&](const Action& a) {
-    ++actions;
-    ids += !a.id.empty();
-  });
-  names_.reserve(ids);
-  named_.reserve(ids);
-  for_each_action(trace_.steps, [&](const Action& a) {
-    if (a.id.empty()) return;
-    named_.insert(a.id, static_cast<std::uint32_t>(names_.size()));
-    names_.push_back(Named{&a});
-  });
   step_envs_.reserve(trace_.steps.size());  // looked up once, not by id on every step
   for (const Action& step : trace_.steps) step_envs_.push_back(rt_.env(step.agent));
-  compiled_.reserve(actions);  // compile() keeps pointers into it: it must not reallocate
-  std::size_t next_id = 0;
-  compile(trace_.steps, next_id);
+  named_.reserve(trace_.steps.size());
+  compiled_.reserve(trace_.steps.size());
+  compile(trace_.steps);
+  for (const LateReference& late : late_) {
+    CompiledAction& c = compiled_[late.action];
+    Named* n = named(late.id);  // still null if no action makes it: the replay says so
+    (late.slot == -2   ? c.ref
+     : late.slot == -1 ? c.option_signal
+                       : c.signals[static_cast<std::size_t>(late.slot)]) = n;
+  }
+  for (CompiledAction& c : compiled_) {  // the list is complete: point at the bodies
+    if (c.body_at) c.body = compiled_.data() + c.body_at;
+    if (c.callback_body_at) c.callback_body = compiled_.data() + c.callback_body_at;
+  }
 }
 
-Named* Runner::named(const std::string& id) {
+Named* Runner::named(std::string_view id) {
   if (id.empty()) return nullptr;
-  const std::uint32_t n = named_.find(
-      id, [this](std::uint32_t i) -> const std::string& { return names_[i].definition->id; });
-  return n == StringIndex::kNone ? nullptr : &names_[n];
+  const std::uint32_t n = named_.find(id, [this](std::uint32_t i) { return by_ordinal_[i]->id; });
+  return n == StringIndex::kNone ? nullptr : by_ordinal_[n];
 }
 
-// Lays out `body`'s actions contiguously, then each one's nested bodies after them; returns the
-// index of the first. It meets actions in for_each_action's order, in which names_ was filled, so
-// the action that makes an id takes the next record (`next_id`).
-std::size_t Runner::compile(const std::vector<Action>& body, std::size_t& next_id) {
+// A reference from compiled_[action]: the record of `id`, or null for now (and once more after the
+// walk) if no action met so far makes it.
+Named* Runner::resolve(std::string_view id, std::size_t action, int slot) {
+  Named* n = named(id);
+  if (!n && !id.empty()) late_.push_back(LateReference{action, slot, id});
+  return n;
+}
+
+// Lays out `body`'s actions contiguously, then each one's nested bodies after them (depth first,
+// as for_each_action meets them); returns the index of the first. Each action that makes an id
+// gets its record here.
+std::size_t Runner::compile(const std::vector<Action>& body) {
   const std::size_t first = compiled_.size();
   compiled_.resize(first + body.size());
   for (std::size_t i = 0; i < body.size(); ++i) {
     const Action& a = body[i];
-    CompiledAction& c = compiled_[first + i];
-    if (!a.id.empty()) c.id = &names_[next_id++];
-    c.ref = named(!a.target.empty() ? a.target : !a.signal.empty() ? a.signal : a.controller);
+    const std::size_t at = first + i;  // compiled_ grows below: no reference into it is kept
+    if (!a.id.empty()) {
+      Named* n = &names_.emplace(Named{&a, a.id, a.op});
+      named_.insert(a.id, static_cast<std::uint32_t>(by_ordinal_.size()));
+      by_ordinal_.push_back(n);
+      compiled_[at].id = n;
+    }
+    compiled_[at].ref = resolve(!a.target.empty()   ? a.target
+                                : !a.signal.empty() ? a.signal
+                                                    : a.controller,
+                                at, -2);
     const std::optional<std::string>& option_signal =
         a.lock_options && a.lock_options->signal ? a.lock_options->signal
         : a.task_options.signal                  ? a.task_options.signal
                                                  : a.any_priority.signal;
-    if (option_signal) c.option_signal = named(*option_signal);
-    for (const std::string& id : a.signals) c.signals.push_back(named(id));
-    if (a.callback) c.callback_body = compiled_.data() + compile(a.callback->body, next_id);
-    if (!a.body.empty()) c.body = compiled_.data() + compile(a.body, next_id);
+    if (option_signal) compiled_[at].option_signal = resolve(*option_signal, at, -1);
+    for (std::size_t s = 0; s < a.signals.size(); ++s)
+      compiled_[at].signals.push_back(resolve(a.signals[s], at, static_cast<int>(s)));
+    if (a.callback) {
+      const std::size_t callback_body = compile(a.callback->body);
+      compiled_[at].callback_body_at = callback_body;
+    }
+    if (!a.body.empty()) {
+      const std::size_t nested = compile(a.body);
+      compiled_[at].body_at = nested;
+    }
   }
   return first;
 }
@@ -299,7 +320,7 @@ Runner::Flow Runner::perform(Env* env, const Action& a, const CompiledAction& c,
     case Op::Settle: {
       Promise* target = nullptr;
       const Named* n = c.ref;
-      if (n && n->definition && n->definition->op == Op::NewPromise) {
+      if (n && n->op == Op::NewPromise) {
         target = promise_named(a, a.target, n);
       } else {
         if (!n || !n->pending_result)

@@ -26,6 +26,10 @@ struct EngineFault {
 // What a trace id names, as the replay makes it.
 struct Named {
   const Action* definition = nullptr;
+  // From the definition, which is far back in the trace by the time a step uses the id: the op
+  // kept here saves a cache miss per settle.
+  std::string_view id;
+  Op op = Op::Mark;
   Promise* promise = nullptr;
   Promise* pending_result = nullptr;  // the pending promise its callback returned
   Signal* signal = nullptr;
@@ -43,6 +47,8 @@ struct CompiledAction {
   std::vector<Named*> signals;     // TaskSignal.any's
   const CompiledAction* body = nullptr;           // run, setTimeout, then, ... bodies
   const CompiledAction* callback_body = nullptr;  // request, postTask, requestIdleCallback
+  // Where those start in the runner's list while it still grows (0: none; the top level is 0).
+  std::size_t body_at = 0, callback_body_at = 0;
 };
 
 class Runner : public Host {
@@ -64,7 +70,8 @@ class Runner : public Host {
     const std::vector<Action>* body;
     const CompiledAction* compiled;
   };
-  std::size_t compile(const std::vector<Action>& body, std::size_t& next_id);
+  std::size_t compile(const std::vector<Action>& body);
+  Named* resolve(std::string_view id, std::size_t action, int slot);
   void run_top_level(int index, const Action& step);
   Completion call_function(Env* env, Code code, const Callback* callback, const CallbackRef* owner,
                            bool is_async);
@@ -87,16 +94,25 @@ class Runner : public Host {
   Signal* task_signal_named(const Action& user, const std::string& id, const Named* n);
   [[noreturn]] void not_created_yet(const Action& user, const std::string& id,
                                     const std::string& what, const Named* n);
-  Named* named(const std::string& id);  // while compiling
+  Named* named(std::string_view id);  // while compiling
 
   const Trace& trace_;
   Runtime rt_;
   WebLocksBinding locks_;
   SchedulingBinding scheduling_;
   // Ids are unique in a trace (the reader checks): one record per id, found by its text only
-  // while compiling. Sized once, so the records never move.
-  std::vector<Named> names_;
-  StringIndex named_;                     // id -> index in names_
+  // while compiling, which makes them in one walk over the trace (its actions are large and far
+  // apart in memory, so each walk costs cache misses).
+  StablePool<Named> names_;
+  std::vector<Named*> by_ordinal_;
+  StringIndex named_;  // id -> index in by_ordinal_
+  // References compile() met before the action that makes the id: resolved after the walk.
+  struct LateReference {
+    std::size_t action;
+    int slot;  // -2: ref, -1: option_signal, i >= 0: signals[i]
+    std::string_view id;
+  };
+  std::vector<LateReference> late_;
   std::vector<CompiledAction> compiled_;  // the top-level steps first
   std::vector<Env*> step_envs_;           // each top-level step's agent (null for advanceTime)
 };
