@@ -1,15 +1,19 @@
-// The impl engine's own containers (impl/engine/inline_function.h, ring_queue.h) and Value's
-// shared compound parts: they replace std::function, std::deque and deep copies on the replay's
-// hot path, so each must keep the behaviour of what it replaces.
+// The impl engine's own containers (impl/engine/inline_function.h, ring_queue.h, stable_pool.h,
+// impl/common/string_index.h) and Value's shared compound parts: they replace std::function,
+// std::deque, std::unordered_map and deep copies on the replay's hot path, so each must keep the
+// behaviour of what it replaces.
 #include <gtest/gtest.h>
 
 #include <array>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "../impl/common/string_index.h"
 #include "../impl/engine/inline_function.h"
 #include "../impl/engine/ring_queue.h"
+#include "../impl/engine/stable_pool.h"
 #include "lockstep/value.h"
 
 namespace lockstep::impl {
@@ -114,6 +118,67 @@ TEST(RingQueue, DestroysWhatItHolds) {
     EXPECT_EQ(moved.front().value, 30);
   }
   EXPECT_EQ(Tracked::live, 0);
+}
+
+TEST(StablePool, ObjectsNeverMoveAndAreDestroyedWithThePool) {
+  Tracked::live = 0;
+  {
+    StablePool<Tracked> pool;
+    std::vector<Tracked*> made;
+    for (int i = 0; i < 10'000; ++i) made.push_back(&pool.emplace(i));  // many block doublings
+    EXPECT_EQ(pool.size(), 10'000u);
+    EXPECT_EQ(Tracked::live, 10'000);
+    for (int i = 0; i < 10'000; ++i) ASSERT_EQ(made[static_cast<std::size_t>(i)]->value, i);
+  }
+  EXPECT_EQ(Tracked::live, 0);
+}
+
+TEST(StablePool, AThrowingConstructorLeavesNothingToDestroy) {
+  struct Picky {
+    explicit Picky(bool fail) {
+      if (fail) throw std::runtime_error("refused");
+      ++Tracked::live;
+    }
+    ~Picky() { --Tracked::live; }
+  };
+  Tracked::live = 0;
+  {
+    StablePool<Picky> pool;
+    pool.emplace(false);
+    EXPECT_THROW(pool.emplace(true), std::runtime_error);
+    EXPECT_EQ(pool.size(), 1u);
+    pool.emplace(false);
+  }
+  EXPECT_EQ(Tracked::live, 0);
+}
+
+TEST(StringIndex, FindsEveryKeyAndNothingElseAcrossGrowth) {
+  // Keys that differ in one character, as trace ids and lock names do ("r9", "r10", "lock-9").
+  std::vector<std::string> keys;
+  for (int i = 0; i < 5'000; ++i) keys.push_back((i % 2 ? "lock-" : "r") + std::to_string(i));
+  StringIndex index;
+  const auto key_of = [&](std::uint32_t i) -> const std::string& { return keys[i]; };
+  for (std::uint32_t i = 0; i < keys.size(); ++i) {
+    ASSERT_EQ(index.find(keys[i], key_of), StringIndex::kNone) << keys[i];
+    index.insert(keys[i], i);
+  }
+  EXPECT_EQ(index.size(), keys.size());
+  for (std::uint32_t i = 0; i < keys.size(); ++i) ASSERT_EQ(index.find(keys[i], key_of), i);
+  EXPECT_EQ(index.find("lock-", key_of), StringIndex::kNone);
+  EXPECT_EQ(index.find("r5000", key_of), StringIndex::kNone);
+  EXPECT_EQ(index.find("", key_of), StringIndex::kNone);
+}
+
+TEST(StringIndex, TheCallersStringsMayMove) {
+  // The index keeps ordinals, not views: a vector of names that reallocates stays findable.
+  std::vector<std::string> names;
+  StringIndex index;
+  const auto key_of = [&](std::uint32_t i) -> const std::string& { return names[i]; };
+  for (std::uint32_t i = 0; i < 1'000; ++i) {
+    names.push_back("n" + std::to_string(i));
+    index.insert(names.back(), i);
+  }
+  for (std::uint32_t i = 0; i < names.size(); ++i) ASSERT_EQ(index.find(names[i], key_of), i);
 }
 
 }  // namespace
