@@ -59,8 +59,11 @@ void write_generated(const GenArgs& args, const std::string& name, const std::st
 
 // --exhaustive: every candidate of the bound that replays on the model, with its coverage.
 int gen_exhaustive(const GenArgs& args, int shard, int shards) {
-  if (args.profile != "locks" && args.profile != "mixed")
-    return bad("--profile", "--exhaustive enumerates Web Locks traces: use --profile locks");
+  const bool scheduling = args.profile == "scheduling";
+  if (args.profile != "locks" && args.profile != "mixed" && !scheduling)
+    return bad("--profile",
+               "--exhaustive enumerates Web Locks or scheduling traces: use --profile locks or "
+               "--profile scheduling");
   if (args.agents < 1 || args.agents > 6) return bad("--agents", "must be 1 to 6");
   if (args.names < 1 || args.names > 6) return bad("--names", "must be 1 to 6");
   if (args.ops < 1 || args.ops > 8) return bad("--ops", "must be 1 to 8");
@@ -69,7 +72,8 @@ int gen_exhaustive(const GenArgs& args, int shard, int shards) {
   options.coverage = true;
   std::map<std::string, std::uint64_t> covered;
   std::uint64_t written = 0, not_replayable = 0;
-  const std::uint64_t candidates = gen::enumerate_lock_traces(
+  const auto enumerate = scheduling ? gen::enumerate_scheduling_traces : gen::enumerate_lock_traces;
+  const std::uint64_t candidates = enumerate(
       gen::ExhaustiveBound{args.agents, args.names, args.ops},
       [&](std::uint64_t index, const std::string& json) {
         if (index % static_cast<std::uint64_t>(shards) != static_cast<std::uint64_t>(shard))
@@ -79,7 +83,7 @@ int gen_exhaustive(const GenArgs& args, int shard, int shards) {
           throw std::runtime_error("enumerated trace " + std::to_string(index) +
                                    " is not valid: " + trace.error().to_string());
         RunOutcome outcome = engine->run(trace.value(), options);
-        if (!outcome.ok()) {  // e.g. a settle of a lock whose callback has not run yet
+        if (!outcome.ok()) {  // e.g. a settle of a lock whose callback has not run yet (locks)
           ++not_replayable;
           return true;
         }
@@ -91,10 +95,11 @@ int gen_exhaustive(const GenArgs& args, int shard, int shards) {
         return true;
       });
   std::cerr << "exhaustive: " << candidates << " candidates within " << args.agents << " agents, "
-            << args.names << " names, " << args.ops << " ops; " << written
-            << " traces written by shard " << shard << "/" << shards << ", " << not_replayable
-            << " left out (they do not replay: a settle before its lock was granted)\n";
-  print_coverage(covered, true, "web-locks");
+            << args.names << (scheduling ? " signals, " : " names, ") << args.ops
+            << " ops; " << written << " traces written by shard " << shard << "/" << shards << ", "
+            << not_replayable << " left out (they do not replay"
+            << (scheduling ? ")" : ": a settle before its lock was granted)") << "\n";
+  print_coverage(covered, true, scheduling ? "scheduling-apis" : "web-locks");
   return 0;
 }
 

@@ -58,7 +58,13 @@ sort "$tmp/out" > "$tmp/ex.jsonl"
 grep -q '^coverage: web-locks: ' "$tmp/err" || { echo "FAIL gen --exhaustive prints no coverage"; fail=1; }
 for i in 0 1 2; do "$lockstep" gen --exhaustive --ops 3 --agents 2 --shard $i/3 2>/dev/null; done | sort > "$tmp/ex-shards.jsonl"
 cmp -s "$tmp/ex.jsonl" "$tmp/ex-shards.jsonl" || { echo "FAIL gen --exhaustive shards differ"; fail=1; }
-check 2 "gen exhaustive scheduling" "$lockstep" gen --exhaustive --profile scheduling
+# ... and for the scheduler: windows on one event loop, every candidate replays.
+check 0 "gen exhaustive scheduling" "$lockstep" gen --exhaustive --profile scheduling --ops 2 --agents 2
+[ "$(wc -l < "$tmp/out")" -gt 100 ] || { echo "FAIL gen --exhaustive --profile scheduling wrote too few traces"; fail=1; }
+grep -q '"eventLoop": "L"' "$tmp/out" || { echo "FAIL exhaustive scheduling traces do not share a loop"; fail=1; }
+grep -q ', 0 left out' "$tmp/err" || { echo "FAIL an exhaustive scheduling trace does not replay"; fail=1; }
+grep -q '^coverage: scheduling-apis: ' "$tmp/err" || { echo "FAIL gen --exhaustive --profile scheduling prints no coverage"; fail=1; }
+check 2 "gen exhaustive single-agent" "$lockstep" gen --exhaustive --profile single-agent
 check 2 "gen exhaustive ops" "$lockstep" gen --exhaustive --ops 0
 # export --wpt: a page per exportable trace, the driver and harness beside them, a report of the rest.
 check 0 "export wpt" "$lockstep" export --wpt "$root/traces/corpus" -o "$tmp/wpt"
