@@ -159,6 +159,11 @@ int main(int argc, char** argv) {
   shrink_cmd->add_option("--max-runs", shrink.max_runs, "check's budget per candidate")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
+  shrink_cmd->add_flag("--partial", shrink.partial,
+                       "check --partial for every candidate (a target that may lose the last "
+                       "events of an agent the trace terminates or unloads)");
+  shrink_cmd->add_flag("--ignore-steps", shrink.ignore_steps,
+                       "check --ignore-steps for every candidate");
 
   lockstep::cli::ExportArgs export_args;
   auto* export_cmd = app.add_subcommand(

@@ -29,6 +29,8 @@ int shrink_command(const ShrinkArgs& args) {
   check::Options options;
   options.profile = args.profile == "intent" ? check::Profile::Intent : check::Profile::Normative;
   options.max_runs = args.max_runs;
+  options.partial = args.partial;  // as `check` judged the failure, so must every candidate be
+  options.compare_steps = !args.ignore_steps;
   Adapter adapter(args.command, options);
   const auto first = adapter.judge(trace.value());
   if (!first) {

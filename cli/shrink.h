@@ -11,6 +11,8 @@ struct ShrinkArgs {
   std::string out;      // where the minimal trace goes; empty: stdout
   std::string profile = "normative";
   std::uint64_t max_runs = 20'000;  // check's budget per candidate
+  bool partial = false;             // check --partial: the target may lose an ended agent's events
+  bool ignore_steps = false;        // check --ignore-steps
 };
 
 // Exit 0 with the minimal trace written, 2 when the input does not fail to begin with or the

@@ -34,5 +34,14 @@ done
 # A trace the target gets right is bad input for shrink.
 "$lockstep" shrink "$root/traces/corpus/web-locks/basic-exclusive.trace.json" --cmd "$toy" > /dev/null 2>&1
 [ $? -eq 2 ] || { echo "FAIL shrink of a passing trace does not exit 2"; fail=1; }
+# --partial reaches every candidate's check: a target that only loses an ended agent's last event
+# fails plain `check` (so there is something to shrink) and passes `check --partial` (nothing).
+lossy="bash $root/tests/toy-target/loses-an-ended-agents-last-event.sh $lockstep {trace} {log}"
+election="$root/traces/corpus/web-locks/example-primary-tab-election.trace.json"
+"$lockstep" shrink "$election" --cmd "$lossy" -o "$tmp/lossy.trace.json" 2> "$tmp/lossy.err"
+[ $? -eq 0 ] || { echo "FAIL shrink without --partial: the lost event is not a failure"; cat "$tmp/lossy.err"; fail=1; }
+"$lockstep" shrink "$election" --cmd "$lossy" --partial > /dev/null 2> "$tmp/lossy.err"
+[ $? -eq 2 ] && grep -q 'allowed, so there is no failure' "$tmp/lossy.err" \
+  || { echo "FAIL shrink --partial still judges the lost event a failure"; cat "$tmp/lossy.err"; fail=1; }
 echo "shrink: $failing failing traces; $([ $fail -eq 0 ] && echo ok || echo FAILED)"
 exit $fail
