@@ -2,6 +2,8 @@
 
 #include <vector>
 
+#include "exhaustive_enumerator.h"
+
 namespace lockstep::gen {
 namespace {
 
@@ -15,48 +17,21 @@ struct Controller {
   bool aborted = false;
 };
 
-class Enumerator {
+class LockEnumerator : public Enumerator {
  public:
-  Enumerator(const ExhaustiveBound& bound,
-             const std::function<bool(std::uint64_t, const std::string&)>& emit)
-      : bound_(bound), emit_(emit) {}
-
-  std::uint64_t run() {
-    extend();
-    return count_;
-  }
+  LockEnumerator(const ExhaustiveBound& bound, const Emit& emit)
+      : Enumerator(bound, emit, "exhaustive-", R"(, "kind": "window", "origin": "https://a.test")",
+                   /*queue_all_but_last=*/false) {}
 
  private:
-  std::string agent_id(int a) const { return "A" + std::to_string(a); }
-
-  std::string json() const {
-    std::string out = R"({"format": "lockstep-trace", "version": 1, "name": "exhaustive-)" +
-                      std::to_string(count_) + R"(", "agents": [)";
-    for (int a = 0; a < agents_used_; ++a)
-      out += (a ? ", " : "") + std::string(R"({"id": ")") + agent_id(a) +
-             R"(", "kind": "window", "origin": "https://a.test"})";
-    out += R"(], "steps": [)";
-    for (std::size_t i = 0; i < steps_.size(); ++i) out += (i ? ",\n" : "\n") + steps_[i];
-    return out + "\n]}\n";
-  }
-
-  // Tries one more step; emits the trace so far first.
-  void extend() {
-    if (stopped_) return;
-    if (!steps_.empty() && !emit_(count_++, json())) {
-      stopped_ = true;
-      return;
-    }
-    if (static_cast<int>(steps_.size()) >= bound_.ops) return;
-    const int agent_limit = std::min(agents_used_ + 1, bound_.agents);
-    for (int a = 0; a < agent_limit && !stopped_; ++a) {
+  void add_steps() override {
+    for (int a = 0; a < agent_limit() && !stopped(); ++a) {
       if (a < static_cast<int>(terminated_.size()) && terminated_[a]) continue;
-      const int saved_agents = agents_used_;
-      agents_used_ = std::max(agents_used_, a + 1);
-      terminated_.resize(agents_used_, false);
+      const int saved_agents = enter_agent(a);
+      terminated_.resize(agents_used(), false);
       const std::string who = R"({"agent": ")" + agent_id(a) + R"(", )";
       // request
-      const int name_limit = std::min(names_used_ + 1, bound_.names);
+      const int name_limit = std::min(names_used_ + 1, bound().names);
       static constexpr const char* kOptions[4] = {"", R"(, "options": {"mode": "shared"})",
                                                   R"(, "options": {"ifAvailable": true})",
                                                   R"(, "options": {"steal": true})"};
@@ -95,32 +70,20 @@ class Enumerator {
              R"(", "outcome": "fulfill", "value": )" + std::to_string(r) + "}");
         requests_[r].settled = false;
       }
-      push(who + R"("op": "query", "id": "q)" + std::to_string(steps_.size()) + "\"}");
+      push(who + R"("op": "query", "id": "q)" + std::to_string(step_count()) + "\"}");
       terminated_[a] = true;  // after either, the agent takes no more steps here
       push(who + R"("op": "terminate"})");
       push(who + R"("op": "unload"})");
       terminated_[a] = false;
-      agents_used_ = saved_agents;
-      terminated_.resize(agents_used_);
+      leave_agent(saved_agents);
+      terminated_.resize(agents_used());
     }
   }
 
-  void push(std::string step) {
-    steps_.push_back(std::move(step));
-    extend();
-    steps_.pop_back();
-  }
-
-  const ExhaustiveBound& bound_;
-  const std::function<bool(std::uint64_t, const std::string&)>& emit_;
-  std::vector<std::string> steps_;
   std::vector<Request> requests_;
   std::vector<Controller> controllers_;
   std::vector<bool> terminated_;
-  int agents_used_ = 0;
   int names_used_ = 0;
-  std::uint64_t count_ = 0;
-  bool stopped_ = false;
 };
 
 }  // namespace
@@ -128,7 +91,7 @@ class Enumerator {
 std::uint64_t enumerate_lock_traces(
     const ExhaustiveBound& bound,
     const std::function<bool(std::uint64_t index, const std::string& json)>& emit) {
-  return Enumerator(bound, emit).run();
+  return LockEnumerator(bound, emit).run();
 }
 
 }  // namespace lockstep::gen

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "exhaustive.h"
+#include "exhaustive_enumerator.h"
 
 namespace lockstep::gen {
 namespace {
@@ -21,49 +22,19 @@ struct Signal {
   bool aborted = false;
 };
 
-class SchedulingEnumerator {
+class SchedulingEnumerator : public Enumerator {
  public:
-  SchedulingEnumerator(const ExhaustiveBound& bound,
-                       const std::function<bool(std::uint64_t, const std::string&)>& emit)
-      : bound_(bound), emit_(emit) {}
-
-  std::uint64_t run() {
-    extend();
-    return count_;
-  }
+  SchedulingEnumerator(const ExhaustiveBound& bound, const Emit& emit)
+      : Enumerator(bound, emit, "exhaustive-scheduling-",
+                   R"(, "kind": "window", "origin": "https://a.test", "eventLoop": "L")",
+                   /*queue_all_but_last=*/true) {}
 
  private:
-  std::string agent_id(int a) const { return "A" + std::to_string(a); }
-
-  std::string json() const {
-    std::string out =
-        R"({"format": "lockstep-trace", "version": 1, "name": "exhaustive-scheduling-)" +
-        std::to_string(count_) + R"(", "agents": [)";
-    for (int a = 0; a < agents_used_; ++a)
-      out += (a ? ", " : "") + std::string(R"({"id": ")") + agent_id(a) +
-             R"(", "kind": "window", "origin": "https://a.test", "eventLoop": "L"})";
-    out += R"(], "steps": [)";
-    for (std::size_t i = 0; i < steps_.size(); ++i) {
-      out += (i ? ",\n" : "\n") + steps_[i];
-      // All but the last step leave their work queued; the last one settles the world.
-      if (i + 1 < steps_.size()) out.insert(out.size() - 1, R"(, "settle": false)");
-    }
-    return out + "\n]}\n";
-  }
-
-  void extend() {
-    if (stopped_) return;
-    if (!steps_.empty() && !emit_(count_++, json())) {
-      stopped_ = true;
-      return;
-    }
-    if (static_cast<int>(steps_.size()) >= bound_.ops) return;
-    const int agent_limit = std::min(agents_used_ + 1, bound_.agents);
-    for (int a = 0; a < agent_limit && !stopped_; ++a) {
-      const int saved_agents = agents_used_;
-      agents_used_ = std::max(agents_used_, a + 1);
+  void add_steps() override {
+    for (int a = 0; a < agent_limit() && !stopped(); ++a) {
+      const int saved_agents = enter_agent(a);
       const std::string who = R"({"agent": ")" + agent_id(a) + R"(", )";
-      const std::string task = "t" + std::to_string(steps_.size());
+      const std::string task = "t" + std::to_string(step_count());
       const std::string post = R"("op": "postTask", "id": ")" + task + "\"";
       // postTask at the default priority or one of the three.
       push(who + post + "}");
@@ -96,7 +67,7 @@ class SchedulingEnumerator {
            R"("label": ")" + task + R"(p"}]}]}, {"op": "yield", "id": ")" + task + R"(y"}]}})");
       // A TaskController of each priority, or TaskSignal.any over one of the agent's controllers
       // (--names bounds how many signals a trace makes).
-      if (static_cast<int>(signals_.size()) < bound_.names) {
+      if (static_cast<int>(signals_.size()) < bound().names) {
         const std::string id = "s" + std::to_string(signals_.size());
         for (const char* p : kPriorities) {
           signals_.push_back(Signal{id, a, true});
@@ -127,23 +98,11 @@ class SchedulingEnumerator {
         push(who + R"("op": "abort", "signal": ")" + s.id + "\"}");
         s.aborted = false;
       }
-      agents_used_ = saved_agents;
+      leave_agent(saved_agents);
     }
   }
 
-  void push(std::string step) {
-    steps_.push_back(std::move(step));
-    extend();
-    steps_.pop_back();
-  }
-
-  const ExhaustiveBound& bound_;
-  const std::function<bool(std::uint64_t, const std::string&)>& emit_;
-  std::vector<std::string> steps_;
   std::vector<Signal> signals_;
-  int agents_used_ = 0;
-  std::uint64_t count_ = 0;
-  bool stopped_ = false;
 };
 
 }  // namespace
