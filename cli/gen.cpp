@@ -95,8 +95,8 @@ int gen_exhaustive(const GenArgs& args, int shard, int shards) {
         return true;
       });
   std::cerr << "exhaustive: " << candidates << " candidates within " << args.agents << " agents, "
-            << args.names << (scheduling ? " signals, " : " names, ") << args.ops
-            << " ops; " << written << " traces written by shard " << shard << "/" << shards << ", "
+            << args.names << (scheduling ? " signals, " : " names, ") << args.ops << " ops; "
+            << written << " traces written by shard " << shard << "/" << shards << ", "
             << not_replayable << " left out (they do not replay"
             << (scheduling ? ")" : ": a settle before its lock was granted)") << "\n";
   print_coverage(covered, true, scheduling ? "scheduling-apis" : "web-locks");

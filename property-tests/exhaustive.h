@@ -30,11 +30,11 @@ std::uint64_t enumerate_lock_traces(
 // event loop and `ops` top-level steps, all but the last with `"settle": false`, each step one of:
 // postTask (default priority, each of the three, with the signal of one of the agent's signals,
 // with a callback that yields, or that queues a microtask that yields, or a background one that
-// yields while a microtask queues a plain task), a plain event-loop task
-// (a `run` inside a `run`), requestIdleCallback with a callback that yields, newTaskController of each priority or TaskSignal.any over one of the
-// agent's controllers (at most `names` signals), onPriorityChange, setPriority to each priority,
-// abort. Agents enter
-// in order of first use. postTask delays are left out: they need the virtual clock.
+// yields while a microtask queues a plain task), a plain event-loop task (a `run` inside a
+// `run`), requestIdleCallback with a callback that yields, newTaskController of each priority or
+// TaskSignal.any over one of the agent's controllers (at most `names` signals), onPriorityChange,
+// setPriority to each priority, abort. Agents enter in order of first use. postTask delays are
+// left out: they need the virtual clock.
 std::uint64_t enumerate_scheduling_traces(
     const ExhaustiveBound& bound,
     const std::function<bool(std::uint64_t index, const std::string& json)>& emit);
