@@ -298,8 +298,10 @@ export function cannotExpress(trace, { ops, features }) {
           !features.includes('timers'))
         reason = 'a postTask has a delay, which needs the virtual clock';
       if (a.id) creator.set(a.id, who);
-      // A promise lives in its agent's realm: another agent cannot settle or await it here.
-      const target = a.op === 'settle' || a.op === 'await' || a.op === 'then' ? a.target : null;
+      // A promise or a controller lives in its agent's realm: another agent cannot settle, await,
+      // abort or pass it here.
+      const target = a.op === 'settle' || a.op === 'await' || a.op === 'then' ? a.target
+        : a.op === 'abort' ? a.signal : a.options && a.options.signal;
       if (!reason && target && creator.has(target) && creator.get(target) !== who)
         reason = `agent ${who} uses ${target}, which agent ${creator.get(target)} made`;
       if (a.callback) walk(a.callback.body, who);
