@@ -312,34 +312,30 @@ export function cannotExpress(trace, { ops, features }) {
   return reason;
 }
 
-// The browser agents' side of runner.html's protocol (a window's frame, a dedicated worker):
-// `post` sends to the runner, `listen` receives from it. Events that a step's own task logs carry
-// the step; the runner stamps the others. `early`: end the step's own task as described below
-// (the polyfill targets use it; the browsers' and Deno's own targets not yet, since it changes
-// what two of their recorded divergences show: docs/conformance.md).
-export function serveAgent(id, post, listen, { early = false } = {}) {
+// The browser agents' side of runner.html's protocol (a window's frame, a dedicated worker; Deno's
+// workers too): `post` sends to the runner, `listen` receives from it. Events that a step's own
+// task logs carry the step; the runner stamps the others with the step it is settling.
+export function serveAgent(id, post, listen) {
   let own = null;
   const agent = new Agent((event) => post({ lockstep: 'event', agent: id, own, event }));
   listen((data) => {
     if (!data || data.lockstep !== 'perform') return;
     own = data.step;
-    // The step's own task ends after its microtask checkpoint; a task posted now runs after it.
-    // With `early`, posted before the step runs, a message and a timer, so that they come ahead
-    // of the tasks the step itself queues: a task the step queues (a polyfill's setTimeout(0), a
-    // postTask) may run before a message posted after it, and would be taken for the step's own.
-    const end = () => {
-      const channel = new MessageChannel();
-      channel.port1.onmessage = () => { own = null; };
-      channel.port2.postMessage(null);
-      if (early) setTimeout(() => { own = null; }, 0);
-    };
-    if (early) end();
+    // The step's own task ends after its microtask checkpoint. What marks that end (a message and
+    // a timer, whichever runs first) is queued before the step runs, so that it comes ahead of
+    // any task the step itself queues: a postTask callback or a polyfill's setTimeout(0) queued by
+    // the step may run before a message posted after the step, and its events would be taken for
+    // the step's own. (Posting the end after the step did that in Chromium and Firefox, and was
+    // the whole of what docs/conformance.md once listed as queued-task-runs-before-the-next-step.)
+    const channel = new MessageChannel();
+    channel.port1.onmessage = () => { own = null; };
+    channel.port2.postMessage(null);
+    setTimeout(() => { own = null; }, 0);
     try {
       agent.step(data.action);
     } catch (e) {
       post({ lockstep: 'error', agent: id, message: String(e && e.stack || e) });
     }
-    if (!early) end();
   });
   post({ lockstep: 'ready', agent: id });
 }

@@ -11,4 +11,4 @@ try {
   postMessage({ lockstep: 'error', agent: id, message: `cannot load the preloaded module: ${e}` });
 }
 serveAgent(id, (message) => postMessage(message),
-  (receive) => addEventListener('message', (m) => receive(m.data)), { early: params.has('preload') });
+  (receive) => addEventListener('message', (m) => receive(m.data)));
