@@ -68,9 +68,11 @@ export class Agent {
     this.signals = new Map();      // their signals, and TaskSignal.any's results
   }
 
-  // A top-level step: the message that carries it is the task it runs in.
+  // A top-level step: the message that carries it is the task it runs in, a top-level `run`'s
+  // body included (the model runs it as the step's own task; in a task of its own it would log
+  // after the next step had begun whenever the step does not settle).
   step(action) {
-    if (action.op === 'run') setTimeout(() => this.runAsync(action.body), 0);
+    if (action.op === 'run') this.runAsync(action.body);
     else this.perform(action);
   }
 
