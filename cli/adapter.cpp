@@ -5,11 +5,25 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <string>
+#include <vector>
 
 #include "lockstep/trace_io.h"
 
 namespace lockstep::cli {
 namespace {
+
+// What the adapter wrote to stderr, its last 40 lines at most: a crash's own message often comes
+// after warnings (Node's PromiseRejectionHandledWarning, say), so the first line is not enough.
+std::string stderr_text(const std::filesystem::path& file) {
+  std::ifstream in(file);
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  const std::size_t from = lines.size() > 40 ? lines.size() - 40 : 0;
+  std::string text;
+  for (std::size_t i = from; i < lines.size(); ++i) text += (i > from ? "\n" : "") + lines[i];
+  return text;
+}
 
 std::string shell_quote(const std::string& s) {
   std::string out = "'";
@@ -61,9 +75,9 @@ AdapterRun Adapter::run(const Trace& trace) {
       std::system((command + " >/dev/null 2>" + shell_quote(err_file.string())).c_str());
   AdapterRun out;
   out.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  std::ifstream err(err_file);
-  std::getline(err, out.message);
+  out.message = stderr_text(err_file);
   if (out.exit_code == kCannotExpress) {
+    out.message = out.message.substr(0, out.message.find('\n'));  // "cannot express: why"
     out.kind = AdapterRun::Kind::CannotExpress;
     return out;
   }

@@ -20,7 +20,8 @@ struct AdapterRun {
     Failed,         // another exit (a crash of the engine, or of the adapter), or no log
   } kind = Kind::Failed;
   int exit_code = 0;
-  std::string message;  // the first line of stderr
+  // "cannot express: ..." (exit 4), or the last 40 lines of stderr (a failure)
+  std::string message;
   Log log;
 };
 

@@ -37,6 +37,15 @@ check 0 "fuzz" "$lockstep" fuzz --minutes 0.02 --seed 7 --cases 20 --out "$tmp/f
 [ -z "$(ls -A "$tmp/fuzz")" ] || { echo "FAIL fuzz left files on a clean run"; fail=1; }
 grep -q 'property runs (seeds 7\.\.' "$tmp/out" || { echo "FAIL fuzz prints no summary"; fail=1; }
 check 2 "fuzz unknown property" "$lockstep" fuzz --minutes 0.01 --property Nope --out "$tmp/fuzz"
+# fuzz --target: an adapter failure keeps what the adapter said last, not only its first line
+# (a crash's own message often follows warnings).
+cat > "$tmp/targets.json" <<'JSON'
+{"targets": {"crashy": {"description": "fails after two warnings", "profile": "locks",
+  "command": "sh -c 'echo warning one >&2; echo warning two >&2; echo the real crash >&2; exit 1' {trace} {log}"}}}
+JSON
+check 1 "fuzz --target crashy (adapter failures)" "$lockstep" fuzz --targets "$tmp/targets.json" --target crashy --count 1 --out "$tmp/crashy"
+grep -q 'the real crash' "$tmp/crashy/summary.json" \
+  || { echo "FAIL fuzz --target keeps only the first line of an adapter's stderr"; fail=1; }
 check 2 "fuzz zero minutes" "$lockstep" fuzz --minutes 0
 # gen: every trace it writes validates and replays; shards split a campaign without changing it.
 check 0 "gen files" "$lockstep" gen --seed 11 --count 6 --steps 20 --out "$tmp/gen"
