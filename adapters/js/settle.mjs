@@ -74,3 +74,16 @@ export function logText(events) {
   const lines = events.map((e) => '  ' + JSON.stringify(e));
   return `{"format": "lockstep-log", "version": 1, "events": [\n${lines.join(',\n')}\n]}\n`;
 }
+
+// A runner's command line: takes `name VALUE` out of `args` (null when absent).
+export function takeOption(args, name) {
+  const i = args.indexOf(name);
+  return i < 0 ? null : args.splice(i, 2)[1];
+}
+
+// Takes the flag `name` out of `args`: whether it was there.
+export function takeFlag(args, name) {
+  const i = args.indexOf(name);
+  if (i >= 0) args.splice(i, 1);
+  return i >= 0;
+}

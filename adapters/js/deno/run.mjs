@@ -18,22 +18,11 @@
 // clock, so unload, shared event loops, timers and advanceTime cannot be expressed; nor can
 // opaque origins, several origins or partitions.
 import { cannotExpress, schedulingOps } from '../agent.mjs';
-import { Recorder, logText, quiescence, replaySteps } from '../settle.mjs';
+import { Recorder, logText, quiescence, replaySteps, takeFlag, takeOption } from '../settle.mjs';
 
 const args = [...Deno.args];
-const option = (name) => {
-  const i = args.indexOf(name);
-  if (i < 0) return null;
-  const [, value] = args.splice(i, 2);
-  return value;
-};
-const flag = (name) => {
-  const i = args.indexOf(name);
-  if (i >= 0) args.splice(i, 1);
-  return i >= 0;
-};
-const preload = option('--preload');
-const withoutLocks = flag('--without-locks');
+const preload = takeOption(args, '--preload');
+const withoutLocks = takeFlag(args, '--without-locks');
 const [traceFile, logFile] = args;
 if (!traceFile || !logFile || args.length !== 2) {
   console.error('usage: run.mjs TRACE LOG [--preload MODULE] [--without-locks]');

@@ -23,23 +23,14 @@ import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { cannotExpress, hideNativeLocks } from '../agent.mjs';
-import { Recorder, logText, quiescence, replaySteps } from '../settle.mjs';
+import { Recorder, logText, quiescence, replaySteps, takeFlag, takeOption } from '../settle.mjs';
 
 const OPS = ['request', 'query', 'newAbortController', 'abort', 'newPromise', 'settle', 'then',
   'queueMicrotask', 'run', 'await', 'mark', 'terminate'];
 
 const args = process.argv.slice(2);
-const option = (name) => {
-  const i = args.indexOf(name);
-  return i < 0 ? null : args.splice(i, 2)[1];
-};
-const flag = (name) => {
-  const i = args.indexOf(name);
-  if (i >= 0) args.splice(i, 1);
-  return i >= 0;
-};
-const preload = option('--preload');
-const hideLocks = flag('--hide-locks');
+const preload = takeOption(args, '--preload');
+const hideLocks = takeFlag(args, '--hide-locks');
 const [traceFile, logFile] = args;
 if (!traceFile || !logFile || args.length !== 2) {
   console.error('usage: run.mjs TRACE LOG [--preload MODULE] [--hide-locks]');
