@@ -406,81 +406,54 @@ void Runtime::run_unit(const Unit& unit) {
   }
 }
 
-// The same choice as collect_units() then choose() when no pinned choice is left, which is every
-// unit of a trace without a schedule. canonical() only ever compares units of one loop with each
-// other, so each loop has one unit that nothing of its loop dominates (the rules of canonical(),
-// case by case, below); the oldest of those and of the lock queues' fronts wins.
-bool Runtime::next_canonical_unit(Unit& chosen) {
-  std::size_t count = 0;  // units there are: a choice among more than one is recorded
-  bool found = false;
-  const auto consider = [&](const Unit& u) {
-    if (!found || u.seq < chosen.seq) chosen = u;
-    found = true;
+// choose() when no pinned choice is left, which is every unit of a trace without a schedule, in
+// one pass instead of canonical()'s comparison of every pair of units. canonical() only ever
+// compares units of one loop with each other, so each loop has one unit that nothing of its loop
+// dominates (the rules of canonical(), case by case, below); the oldest of those and of the lock
+// queues' fronts wins.
+std::size_t Runtime::choose_canonically() {
+  std::size_t best = units_.size();
+  const auto consider = [&](std::size_t i) {
+    if (best == units_.size() || units_[i].seq < units_[best].seq) best = i;
   };
-  for (std::size_t i = 0; i < lock_queue_list_.size(); ++i) {
-    const LockQueue& q = *lock_queue_list_[i];
-    if (q.steps.empty()) continue;
-    ++count;
-    consider(Unit{Unit::Kind::Locks, i, 0, q.steps.front().first, -1, &q.unit_name});
-  }
-  std::size_t kept = 0;
-  for (Loop* busy : maybe_busy_) {
-    Loop& loop = *busy;
-    const std::size_t l = loop.index;
-    std::optional<Unit> oldest_task, scheduled;
-    for (std::size_t q = 0; q < loop.queues.size(); ++q) {
-      const auto& tasks = loop.queues[q].tasks;
-      if (tasks.empty()) continue;
-      ++count;
-      if (!oldest_task || tasks.front().seq < oldest_task->seq)
-        oldest_task = Unit{Unit::Kind::Task, l, q, tasks.front().seq, -1, &loop.unit_names[q]};
-    }
-    if (hooks_)
-      if (auto next = loop.scheduler.next()) {
-        ++count;
-        scheduled = Unit{
-            Unit::Kind::Scheduler, l, 0, hooks_->task_seq(next->cookie), next->effective_priority,
-            &loop.scheduler_unit};
-      }
-    if (!oldest_task && !scheduled) {
-      if (hooks_)
-        if (auto idle = hooks_->next_idle(loop)) {  // I-19: only on a loop with nothing else
-          ++count;
-          consider(Unit{Unit::Kind::Idle, l, 0, *idle, -1, &loop.idle_unit});
-          maybe_busy_[kept++] = busy;
-          continue;
-        }
-      if (loop.scheduler.size() != 0)
-        maybe_busy_[kept++] = busy;
-      else
-        loop.listed = false;
+  for (std::size_t i = 0; i < units_.size();) {
+    if (units_[i].kind == Unit::Kind::Locks) {
+      consider(i++);
       continue;
     }
-    maybe_busy_[kept++] = busy;
-    if (!scheduled)
-      consider(*oldest_task);
-    else if (!oldest_task || scheduled->priority >= 3)  // at 3 or more it goes first
-      consider(*scheduled);
-    else if (scheduled->priority <= 1)  // at 1 or less it goes behind the loop's tasks
-      consider(*oldest_task);
-    else  // at 2, by age
-      consider(scheduled->seq < oldest_task->seq ? *scheduled : *oldest_task);
+    // One loop's units are next to each other: its tasks' queues and its scheduler's, or its idle
+    // period alone (I-19).
+    std::size_t oldest_task = units_.size(), scheduled = units_.size(), end = i;
+    for (; end < units_.size() && units_[end].kind != Unit::Kind::Locks &&
+           units_[end].index == units_[i].index;
+         ++end) {
+      if (units_[end].kind == Unit::Kind::Scheduler)
+        scheduled = end;
+      else if (units_[end].kind == Unit::Kind::Task &&
+               (oldest_task == units_.size() || units_[end].seq < units_[oldest_task].seq))
+        oldest_task = end;
+    }
+    if (scheduled == units_.size() && oldest_task == units_.size())
+      consider(i);  // the idle period
+    else if (scheduled == units_.size())
+      consider(oldest_task);
+    else if (oldest_task == units_.size() || units_[scheduled].priority >= 3)
+      consider(scheduled);  // at 3 or more the scheduler's task goes first
+    else if (units_[scheduled].priority <= 1)
+      consider(oldest_task);  // at 1 or less it goes behind the loop's tasks
+    else                      // at 2, by age
+      consider(units_[scheduled].seq < units_[oldest_task].seq ? scheduled : oldest_task);
+    i = end;
   }
-  maybe_busy_.resize(kept);
-  if (count > 1) choices_.push_back(chosen.name);
-  return found;
+  if (units_.size() > 1) choices_.push_back(units_[best].name);  // as choose() records them
+  return best;
 }
 
 void Runtime::settle() {
   for (std::uint64_t guard = 0; guard < 100'000'000; ++guard) {
-    Unit unit{};
-    if (next_pin_ >= pinned_.size()) {
-      if (!next_canonical_unit(unit)) return;
-    } else {
-      collect_units();
-      if (units_.empty()) return;
-      unit = units_[choose()];
-    }
+    collect_units();
+    if (units_.empty()) return;
+    const Unit unit = units_[next_pin_ >= pinned_.size() ? choose_canonically() : choose()];
     run_unit(unit);
   }
   throw std::runtime_error("the world did not settle within 10^8 units");

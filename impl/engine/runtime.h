@@ -247,8 +247,8 @@ class Runtime {
     if constexpr (sizeof...(rest) > 0) add_members(members, std::forward<Rest>(rest)...);
   }
   void collect_units();
-  // canonical() over every unit, without listing them: false when nothing can run.
-  bool next_canonical_unit(Unit& chosen);
+  // choose() with no pin left: the canonical unit of units_ (not empty), in one pass.
+  std::size_t choose_canonically();
   std::size_t choose();
   std::size_t canonical(const std::vector<std::size_t>& candidates) const;
   void run_unit(const Unit& unit);
