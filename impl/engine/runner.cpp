@@ -156,18 +156,18 @@ void Runner::run_top_level(int index, const Action& step) {
 }
 
 Completion Runner::call_lock_granted_callback(const CallbackRef& callback, const Value& lock_info) {
-  rt_.log(callback.env, "callback", "request", Value::string(std::string(callback.owner)), "lock",
-          lock_info);
+  rt_.log(callback.env, "callback",
+          members_of("request", Value::string(std::string(callback.owner)), "lock", lock_info));
   return call_callback(callback);
 }
 
 Completion Runner::call_post_task_callback(const CallbackRef& callback) {
-  rt_.log(callback.env, "task", "task", Value::string(std::string(callback.owner)));
+  rt_.log(callback.env, "task", members_of("task", Value::string(std::string(callback.owner))));
   return call_callback(callback);
 }
 
 void Runner::call_idle_request_callback(const CallbackRef& callback) {
-  rt_.log(callback.env, "idle", "id", Value::string(std::string(callback.owner)));
+  rt_.log(callback.env, "idle", members_of("id", Value::string(std::string(callback.owner))));
   call_callback(callback);
 }
 
@@ -235,7 +235,7 @@ Completion Runner::finish(Activation& activation) {
 void Runner::observe(Promise* promise, Env* env, std::string_view id) {
   const auto logger = [this, env, id](const char* state, const char* key) {
     return [this, env, id, state, key](const Value& v) {
-      std::vector<std::pair<std::string, Value>> members;
+      Members members;
       members.reserve(3);
       members.emplace_back("target", Value::string(std::string(id)));
       members.emplace_back("state", Value::string(state));
@@ -374,7 +374,7 @@ Runner::Flow Runner::perform(Env* env, const Action& a, const CompiledAction& c,
     case Op::Await:
       return suspend_on(env, promise_named(a, a.target, c.ref), activation);
     case Op::Mark:
-      rt_.log(env, "mark", "label", Value::string(a.label));
+      rt_.log(env, "mark", members_of("label", Value::string(a.label)));
       return Flow::Next;
     case Op::AdvanceTime:
       break;
@@ -441,7 +441,7 @@ Runner::Flow Runner::perform_scheduling(Env* env, const Action& a, const Compile
       const Named* n = c.ref;
       if (!n || !n->task_controller) not_created_yet(a, a.controller, "TaskController", n);
       if (auto thrown = scheduling_.set_priority(n->task_controller, to_priority(*a.priority)))
-        rt_.log(env, "threw", {{"op", Value::string("setPriority")}, {"error", *thrown}});
+        rt_.log(env, "threw", members_of("op", Value::string("setPriority"), "error", *thrown));
       return Flow::Next;
     }
     case Op::TaskSignalAny: {
@@ -463,9 +463,9 @@ Runner::Flow Runner::perform_scheduling(Env* env, const Action& a, const Compile
       Signal* signal = task_signal_named(a, a.signal, c.ref);
       signal->prioritychange_listeners.push_back([this, env, signal, &a, &c](Priority previous) {
         rt_.log(env, "prioritychange",
-                {{"signal", Value::string(a.signal)},
-                 {"previousPriority", Value::string(priority_name(previous))},
-                 {"priority", Value::string(priority_name(signal->priority))}});
+                members_of("signal", Value::string(a.signal), "previousPriority",
+                           Value::string(priority_name(previous)), "priority",
+                           Value::string(priority_name(signal->priority))));
         start_async(env, Code{&a.body, c.body}, nullptr, nullptr);
       });
       return Flow::Next;

@@ -542,7 +542,7 @@ std::vector<std::string> Runtime::take_choices() const {
   return names;
 }
 
-void Runtime::log(Env* env, const char* event, std::vector<std::pair<std::string, Value>> members) {
+void Runtime::log(Env* env, const char* event, Members members) {
   Event& e = log_.events.emplace_back();
   e.step = step_;
   e.agent = env->agent->id;

@@ -152,6 +152,23 @@ struct LockQueue {
   RingQueue<std::pair<std::uint64_t, Job>> steps;
 };
 
+// An event's or an object's members given as key, value, key, value...: each is built in place,
+// where an initializer list of pairs would copy every member once more (log events and lock infos
+// are made so on every step).
+using Members = std::vector<std::pair<std::string, Value>>;
+template <class V, class... Rest>
+void add_members(Members& members, const char* key, V&& value, Rest&&... rest) {
+  members.emplace_back(key, std::forward<V>(value));
+  if constexpr (sizeof...(rest) > 0) add_members(members, std::forward<Rest>(rest)...);
+}
+template <class... KeysAndValues>
+Members members_of(KeysAndValues&&... keys_and_values) {
+  Members members;
+  members.reserve(sizeof...(keys_and_values) / 2);
+  add_members(members, std::forward<KeysAndValues>(keys_and_values)...);
+  return members;
+}
+
 struct ReplayFailure {
   Error error;
 };
@@ -218,16 +235,7 @@ class Runtime {
 
   // Log and choices
   void set_step(int step) { step_ = step; }
-  void log(Env* env, const char* event, std::vector<std::pair<std::string, Value>> members);
-  // The same with the members given as key, value, key, value...: each is built in place, where an
-  // initializer list of pairs would copy every member once more (the hot events are logged so).
-  template <class... KeysAndValues>
-  void log(Env* env, const char* event, const char* key, KeysAndValues&&... rest) {
-    std::vector<std::pair<std::string, Value>> members;
-    members.reserve((sizeof...(rest) + 1) / 2);
-    add_members(members, key, std::forward<KeysAndValues>(rest)...);
-    log(env, event, std::move(members));
-  }
+  void log(Env* env, const char* event, Members members);
   Log take_log() { return std::move(log_); }
   std::vector<std::string> take_choices() const;
 
@@ -240,12 +248,6 @@ class Runtime {
     int priority;
     const std::string* name;
   };
-  template <class V, class... Rest>
-  static void add_members(std::vector<std::pair<std::string, Value>>& members, const char* key,
-                          V&& value, Rest&&... rest) {
-    members.emplace_back(key, std::forward<V>(value));
-    if constexpr (sizeof...(rest) > 0) add_members(members, std::forward<Rest>(rest)...);
-  }
   void collect_units();
   // choose() with no pin left: the canonical unit of units_ (not empty), in one pass.
   std::size_t choose_canonically();

@@ -10,11 +10,8 @@ const char* mode_name(Mode mode) {
 }
 
 Value lock_info(const std::string& name, Mode mode) {
-  std::vector<std::pair<std::string, Value>> members;  // built in place, not copied from a list
-  members.reserve(2);
-  members.emplace_back("name", Value::string(name));
-  members.emplace_back("mode", Value::string(mode_name(mode)));
-  return Value::object(std::move(members));
+  return Value::object(
+      members_of("name", Value::string(name), "mode", Value::string(mode_name(mode))));
 }
 
 }  // namespace
@@ -117,13 +114,13 @@ Promise* WebLocksBinding::query(Env* env) {
       std::vector<Value> items;
       items.reserve(entries.size());
       for (const SnapshotEntry& e : entries)
-        items.push_back(Value::object({{"name", Value::string(std::string(e.name))},
-                                       {"mode", Value::string(mode_name(e.mode))},
-                                       {"clientId", Value::string(std::string(e.client_id))}}));
+        items.push_back(Value::object(members_of("name", Value::string(std::string(e.name)), "mode",
+                                                 Value::string(mode_name(e.mode)), "clientId",
+                                                 Value::string(std::string(e.client_id)))));
       return Value::array(std::move(items));
     };
     Value info =
-        Value::object({{"held", list(snapshot.held)}, {"pending", list(snapshot.pending)}});
+        Value::object(members_of("held", list(snapshot.held), "pending", list(snapshot.pending)));
     rt_.queue_task(promise->env, kWebLocksSource, [this, promise, info = std::move(info)] {
       rt_.resolve(promise, JsValue(info));
     });
