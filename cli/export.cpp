@@ -143,15 +143,14 @@ std::string per_agent(const Trace& trace, Log log) {
 // sources, scheduler and idle period) and any name a run took.
 constexpr std::size_t kMaxReplays = 4000;
 
-Result<std::vector<Log>> allowed_logs(const Engine& engine, Trace trace) {
+std::optional<Error> add_every_schedules_log(const Engine& engine, Trace& trace,
+                                             std::vector<Log>& logs, std::set<std::string>& seen,
+                                             std::size_t& replays) {
   std::set<std::string> units{"locks:" + trace.agents.front().partition};
   for (const Agent& a : trace.agents)
     for (const char* source : {"trace", "script", "timer", "web-locks", "scheduler", "idle"})
       units.insert("loop:" + a.event_loop + "/" + source);
-  std::vector<Log> logs;
-  std::set<std::string> seen;
   std::vector<std::vector<std::string>> pending{{}};  // schedule prefixes still to replay
-  std::size_t replays = 0;
   while (!pending.empty()) {
     trace.schedule = std::move(pending.back());
     pending.pop_back();
@@ -177,6 +176,18 @@ Result<std::vector<Log>> allowed_logs(const Engine& engine, Trace trace) {
           prefix.push_back(unit);
           pending.push_back(std::move(prefix));
         }
+  }
+  return std::nullopt;
+}
+
+// Under every reading of ambiguous steps (docs/interpretations.md I-24), as `check` searches them.
+Result<std::vector<Log>> allowed_logs(const Engine& engine, Trace trace) {
+  std::vector<Log> logs;
+  std::set<std::string> seen;  // the logs found, per agent
+  std::size_t replays = 0;
+  for (const Readings& reading : trace.readings_that_matter()) {
+    trace.readings = reading;
+    if (auto error = add_every_schedules_log(engine, trace, logs, seen, replays)) return *error;
   }
   return logs;
 }

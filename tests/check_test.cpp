@@ -71,6 +71,44 @@ TEST(Check, EveryCorpusLogIsAllowedUnderBothProfiles) {
   EXPECT_GE(checked, 50);
 }
 
+// I-24: the two readings of when a released promise resolves. Each corpus trace's log is allowed
+// under the trace's own reading; the note's log of fifo-per-name (which Chromium and Firefox write)
+// is allowed for the trace that keeps the default, and the report says under which reading.
+TEST(Check, EveryReadingIsSearchedAndTheOneThatExplainsTheLogIsReported) {
+  const Case steps = corpus_case("web-locks/fifo-per-name");
+  const Case note = corpus_case("web-locks/fifo-per-name-note-reading");
+  ASSERT_NE(steps.log.events, note.log.events);
+  const Report own = check_ok(steps);
+  EXPECT_EQ(own.verdict, Verdict::Allowed);
+  EXPECT_EQ(own.readings.released_promise, ReleasedPromiseReading::Steps);
+  EXPECT_EQ(own.readings_searched, 1u);
+  const Report other = check_ok(Case{steps.trace, note.log});
+  EXPECT_EQ(other.verdict, Verdict::Allowed);
+  EXPECT_EQ(other.readings.released_promise, ReleasedPromiseReading::Note);
+  EXPECT_EQ(other.readings_searched, 2u);
+  EXPECT_NE(to_text(other, "t").find("\"released-promise\": \"note\""), std::string::npos);
+  // And the other way round: the trace that pins the note's reading allows the steps' log.
+  EXPECT_EQ(check_ok(Case{note.trace, steps.log}).readings.released_promise,
+            ReleasedPromiseReading::Steps);
+}
+
+TEST(Check, ALogNoReadingExplainsIsNotAllowedAfterSearchingBoth) {
+  Case c = corpus_case("web-locks/fifo-per-name");
+  // r1's promise settled after r3's callback: neither reading delays it that long.
+  std::swap(c.log.events[2], c.log.events[3]);
+  std::swap(c.log.events[3], c.log.events[4]);
+  const Report r = check_ok(c);
+  EXPECT_EQ(r.verdict, Verdict::NotAllowed);
+  EXPECT_EQ(r.readings_searched, 2u);
+  ASSERT_TRUE(r.divergence);
+}
+
+// A trace without a lock request has nothing the released promise's readings change.
+TEST(Check, ATraceWithoutRequestsIsSearchedUnderOneReading) {
+  const Case c = corpus_case("scheduling/order-by-priority");
+  EXPECT_EQ(check_ok(c).readings_searched, 1u);
+}
+
 // check's first replay runs on the impl engine (Options::impl_first): on every corpus log, and on
 // each with its last event dropped (which only the model can explain as a divergence), the answer
 // is the one the model alone gives: verdict, schedule, replays, and where a log departs.

@@ -139,6 +139,11 @@ std::vector<BadCase> bad_cases() {
        "/steps/0/callback/result/yield", "unknown result"},
       {"bad schedule choice", trace_with("[]", kTwoAgents, R"(, "schedule": ["loop:Nope"])"),
        "/schedule/0", "no event loop named \"Nope\""},
+      {"unknown reading", trace_with("[]", kTwoAgents, R"(, "readings": {"released": "note"})"),
+       "/readings/released", "unknown member"},
+      {"bad reading value",
+       trace_with("[]", kTwoAgents, R"(, "readings": {"released-promise": "spec"})"),
+       "/readings/released-promise", "expected \"steps\" or \"note\""},
       {"bad priority",
        trace_with(
            R"([{"agent": "A", "op": "postTask", "id": "t", "options": {"priority": "high"}}])"),

@@ -18,7 +18,7 @@ const char* kTrace = R"({"format": "lockstep-trace", "version": 1, "name": "roun
     {"agent": "B", "op": "timeoutSignal", "id": "t", "ms": 200, "settle": false},
     {"op": "advanceTime", "ms": 200}
   ],
-  "schedule": ["locks", "loop:L/web-locks"]})";
+  "schedule": ["locks", "loop:L/web-locks"], "readings": {"released-promise": "note"}})";
 
 TEST(Writer, TraceRoundTrips) {
   auto first = read_trace(kTrace);
@@ -32,6 +32,7 @@ TEST(Writer, TraceRoundTrips) {
   EXPECT_EQ(second->steps[2].reason->items().size(), 5u);
   EXPECT_FALSE(second->steps[3].settle);
   EXPECT_EQ(second->schedule.size(), 2u);
+  EXPECT_EQ(second->readings.released_promise, ReleasedPromiseReading::Note);
 }
 
 TEST(Writer, LogRoundTripsAndLeavesUndefinedOut) {

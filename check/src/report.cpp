@@ -69,6 +69,27 @@ std::string explain(const Report& report) {
   return out.str();
 }
 
+// Which reading of ambiguous spec text (docs/interpretations.md I-24) the verdict rests on, as a
+// line of text; empty when only the default was searched and it is the one.
+std::string reading_line(const Report& report) {
+  const char* name = released_promise_reading_name(report.readings.released_promise);
+  if (report.verdict == Verdict::Allowed) {
+    if (report.readings == Readings{}) return "";
+    return std::string("under the reading \"released-promise\": \"") + name +
+           "\" (docs/interpretations.md I-24); pin it with the schedule as the trace's "
+           "\"readings\"\n";
+  }
+  if (report.readings_searched < 2) return "";
+  return "searched under " + std::to_string(report.readings_searched) +
+         " readings of \"released-promise\" (I-24); the furthest got under \"" + name + "\"\n";
+}
+
+Json readings_json(const Readings& readings) {
+  Json j;
+  j["released-promise"] = released_promise_reading_name(readings.released_promise);
+  return j;
+}
+
 }  // namespace
 
 std::string to_text(const Report& report, const std::string& trace_name) {
@@ -79,11 +100,11 @@ std::string to_text(const Report& report, const std::string& trace_name) {
   if (report.verdict == Verdict::Allowed) {
     out << "a schedule that produces it (" << report.schedule.size() << " choices):";
     for (const std::string& c : report.schedule) out << " " << c;
-    out << "\n";
+    out << "\n" << reading_line(report);
   } else {
     if (report.verdict == Verdict::Unknown)
       out << "the search budget ran out before every schedule was tried\n";
-    out << explain(report);
+    out << reading_line(report) << explain(report);
   }
   for (const std::string& a : report.assumptions) out << "assumed: " << a << "\n";
   return out.str();
@@ -98,6 +119,8 @@ std::string to_json(const Report& report, const std::string& trace_name) {
   j["choicePoints"] = report.choice_points;
   j["observedEvents"] = report.observed_events;
   if (report.verdict == Verdict::Allowed) j["schedule"] = report.schedule;
+  j["readings"] = readings_json(report.readings);
+  j["readingsSearched"] = report.readings_searched;
   if (report.divergence) {
     const Divergence& d = *report.divergence;
     Json div;

@@ -354,6 +354,36 @@ class Search {
   Report report_;
 };
 
+// A log is allowed if a schedule explains it under some reading (I-24). Otherwise the verdict is
+// unknown if any reading's search ran out of budget, and the divergence is the one that got
+// furthest (the first reading's on a tie).
+Report search_every_reading(const Trace& trace, const Log& observed, const Options& options) {
+  Report result;
+  std::uint64_t runs = 0, choice_points = 0;
+  bool unknown = false;
+  const std::vector<Readings> readings = trace.readings_that_matter();
+  for (const Readings& reading : readings) {
+    Trace read = trace;
+    read.readings = reading;
+    Report report = Search(read, observed, options).run();
+    report.readings = reading;
+    runs += report.runs;
+    choice_points += report.choice_points;
+    unknown = unknown || report.verdict == Verdict::Unknown;
+    const auto reach = [](const Report& r) { return r.divergence ? r.divergence->matched + 1 : 0; };
+    if (report.verdict == Verdict::Allowed || result.readings_searched == 0 ||
+        reach(report) > reach(result))
+      result = std::move(report);
+    result.readings_searched = &reading - readings.data() + 1;
+    if (result.verdict == Verdict::Allowed) break;
+  }
+  if (result.verdict != Verdict::Allowed)
+    result.verdict = unknown ? Verdict::Unknown : Verdict::NotAllowed;
+  result.runs = runs;
+  result.choice_points = choice_points;
+  return result;
+}
+
 }  // namespace
 
 const char* verdict_name(Verdict verdict) {
@@ -378,7 +408,7 @@ Result<Report> check(const Trace& trace, const Log& observed, const Options& opt
                    "agent \"" + agent + "\" is not an agent of the trace"};
   }
   try {
-    return Search(trace, observed, options).run();
+    return search_every_reading(trace, observed, options);
   } catch (const spec::ReplayError& e) {
     return e.error;
   }

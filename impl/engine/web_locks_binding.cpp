@@ -82,9 +82,15 @@ void WebLocksBinding::granted(Ticket ticket, void* user) {
 }
 
 // web-locks#concept-lock: when the waiting promise settles, the lock is released and the released
-// promise resolved with the waiting promise.
+// promise resolved with the waiting promise: after the release, by a task the lock task queue
+// queues, or (the note's reading, I-24) at once, in the microtask that sees the settlement.
 void WebLocksBinding::release_when_settled(Request* r) {
   const auto settled = [this, r](const Value&) {
+    if (released_promise_reading_ == ReleasedPromiseReading::Note) {
+      rt_.lock_task(r->env, [r] { r->manager->release(r->ticket); });
+      rt_.resolve(r->promise, JsValue(r->waiting));
+      return Completion{};
+    }
     rt_.lock_task(r->env, [this, r] {
       r->manager->release(r->ticket);
       rt_.queue_task(r->promise->env, kWebLocksSource,

@@ -10,6 +10,7 @@
 
 #include "host.h"
 #include "lockstep/impl/lock_manager.h"
+#include "lockstep/trace.h"
 #include "stable_pool.h"
 
 namespace lockstep::impl {
@@ -23,7 +24,10 @@ struct LockRequestOptions {
 
 class WebLocksBinding : public LockManager::Observer {
  public:
-  WebLocksBinding(Runtime& rt, Host& host) : rt_(rt), host_(host) {}
+  // `released_promise`: when a released promise resolves (docs/interpretations.md I-24).
+  WebLocksBinding(Runtime& rt, Host& host,
+                  ReleasedPromiseReading released_promise = ReleasedPromiseReading::Steps)
+      : rt_(rt), host_(host), released_promise_reading_(released_promise) {}
 
   // LockManager.request(); options absent is the two-argument overload.
   Promise* request(Env* env, const std::string& name, const LockRequestOptions& options,
@@ -53,6 +57,7 @@ class WebLocksBinding : public LockManager::Observer {
 
   Runtime& rt_;
   Host& host_;
+  ReleasedPromiseReading released_promise_reading_;
   std::map<std::pair<std::string, std::string>, std::unique_ptr<LockManager>> managers_;
   StablePool<Request> requests_;
 };

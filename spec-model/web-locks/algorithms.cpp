@@ -90,7 +90,20 @@ bool WebLocks::grantable(LockRequest* request) {
 }
 
 // https://w3c.github.io/web-locks/#concept-lock ("when a lock's waiting promise settles")
+// Runs in the microtask that sees the waiting promise settle (I-7).
 void WebLocks::waiting_promise_settles(Lock* lock) {
+  if (released_promise_reading_ == ReleasedPromiseReading::Note) {
+    // I-24, the note's reading: the lock task queue's steps only release the lock (step 1), and
+    // step 2 happens here, on the agent, before any task can run.
+    enqueue_on_lock_task_queue(lock_task_queue(lock->manager), [this, lock] {
+      SPEC_STEP("concept-lock 1");
+      release_the_lock(lock);
+    });
+    SPEC_STEP("concept-lock 2");
+    lock->released_promise->own.resolve(world_, JsValue(lock->waiting_promise));
+    return;
+  }
+  // I-24, the steps' reading (the default): both steps on the lock task queue.
   enqueue_on_lock_task_queue(lock_task_queue(lock->manager), [this, lock] {
     // 1. Release the lock.
     SPEC_STEP("concept-lock 1");

@@ -9,6 +9,7 @@
 #include "../platform/storage.h"
 #include "../platform/world.h"
 #include "concepts.h"
+#include "lockstep/trace.h"
 
 namespace lockstep::spec {
 
@@ -21,7 +22,10 @@ struct LockOptions {  // web-locks#dictdef-lockoptions
 
 class WebLocks {
  public:
-  WebLocks(World& world, ScriptHost& host) : world_(world), host_(host) {}
+  // `released_promise`: the reading of "when a lock's waiting promise settles" to follow (I-24).
+  WebLocks(World& world, ScriptHost& host,
+           ReleasedPromiseReading released_promise = ReleasedPromiseReading::Steps)
+      : world_(world), host_(host), released_promise_reading_(released_promise) {}
 
   // --- API (web-locks#api) ---
   // LockManager.request(name, [options,] callback); `options` absent is the two-argument overload.
@@ -70,6 +74,7 @@ class WebLocks {
 
   World& world_;
   ScriptHost& host_;
+  ReleasedPromiseReading released_promise_reading_;
   // One lock manager per storage bottle ("web-locks"), keyed by storage key (I-12).
   std::map<StorageKey, std::unique_ptr<LockManager>> bottles_;
   bool on_lock_task_queue_ = false;

@@ -85,6 +85,10 @@ const char* task_priority_name(TaskPriority priority) {
   return "?";
 }
 
+const char* released_promise_reading_name(ReleasedPromiseReading reading) {
+  return reading == ReleasedPromiseReading::Note ? "note" : "steps";
+}
+
 const Agent* Trace::agent(const std::string& id) const {
   for (const Agent& a : agents)
     if (a.id == id) return &a;
@@ -95,6 +99,16 @@ bool Trace::uses_scheduling() const {
   bool found = false;
   for_each_action(steps, [&](const Action& a) { found = found || op_is_scheduling(a.op); });
   return found;
+}
+
+std::vector<Readings> Trace::readings_that_matter() const {
+  std::vector<Readings> all{readings};
+  bool requests = false;
+  for_each_action(steps, [&](const Action& a) { requests = requests || a.op == Op::Request; });
+  if (!requests) return all;
+  for (ReleasedPromiseReading r : {ReleasedPromiseReading::Steps, ReleasedPromiseReading::Note})
+    if (r != readings.released_promise) all.push_back(Readings{r});
+  return all;
 }
 
 }  // namespace lockstep

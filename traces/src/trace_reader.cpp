@@ -90,9 +90,9 @@ class TraceReader {
 
   Trace read(const Json& doc) {
     if (!doc.is_object()) fail("", "a trace is a JSON object, got " + type_name(doc));
-    check_members(
-        doc, "",
-        {"format", "version", "name", "description", "exercises", "agents", "steps", "schedule"});
+    check_members(doc, "",
+                  {"format", "version", "name", "description", "exercises", "agents", "steps",
+                   "schedule", "readings"});
     if (get_string(doc, "format", "", true) != "lockstep-trace")
       fail("/format", "expected \"lockstep-trace\"");
     const Json& version = require(doc, "version", "");
@@ -114,6 +114,7 @@ class TraceReader {
     for (std::size_t i = 0; i < steps.size(); ++i)
       trace_.steps.push_back(read_top_level(steps[i], child("/steps", i)));
     if (doc.contains("schedule")) read_schedule(doc["schedule"]);
+    if (doc.contains("readings")) read_readings(doc["readings"]);
     return std::move(trace_);
   }
 
@@ -623,6 +624,23 @@ class TraceReader {
       fail(p, show(id) + " belongs to agent " + show(owner->id) + ", whose event loop script on " +
                   show(user->id) + " cannot reach");
     return id;
+  }
+
+  // Extension `readings` (docs/interpretations.md): which reading of an ambiguous step to follow.
+  void read_readings(const Json& j) {
+    if (!j.is_object())
+      fail("/readings", "expected an object such as {\"released-promise\": \"note\"}");
+    check_members(j, "/readings", {"released-promise"});
+    if (j.contains("released-promise")) {
+      const std::string reading = get_string(j, "released-promise", "/readings", true);
+      if (reading == "steps")
+        trace_.readings.released_promise = ReleasedPromiseReading::Steps;
+      else if (reading == "note")
+        trace_.readings.released_promise = ReleasedPromiseReading::Note;
+      else
+        fail("/readings/released-promise",
+             "expected \"steps\" or \"note\", got \"" + reading + "\"");
+    }
   }
 
   void read_schedule(const Json& j) {

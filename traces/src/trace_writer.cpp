@@ -131,6 +131,9 @@ std::string write_trace(const Trace& trace) {
   for (const Action& a : trace.steps) steps.push_back(write_action(a, true));
   out["steps"] = steps;
   if (!trace.schedule.empty()) out["schedule"] = trace.schedule;
+  if (trace.readings != Readings{})
+    out["readings"] = {
+        {"released-promise", released_promise_reading_name(trace.readings.released_promise)}};
   return out.dump(2) + "\n";
 }
 

@@ -65,9 +65,15 @@ struct Report {
   std::vector<std::string> schedule;     // Allowed: the choices of a run that produced the log
   std::optional<Divergence> divergence;  // NotAllowed and Unknown: the furthest point reached
   std::vector<std::string> assumptions;  // what the comparison took for granted
+  // The reading of ambiguous spec text (docs/interpretations.md I-24) under which `schedule`
+  // produced the log, or under which the search got furthest. Every reading is searched, the
+  // trace's own first: `readings_searched` counts those tried.
+  Readings readings;
+  std::size_t readings_searched = 0;
 };
 
 // Bad input (an observed event of an unknown agent, a trace the model rejects) is an Error.
+// `Options::max_runs` applies to the search under each reading.
 Result<Report> check(const Trace& trace, const Log& observed, const Options& options);
 
 // Output forms of a report: text for people, JSON for tools, JUnit XML for CI dashboards.

@@ -115,6 +115,21 @@ struct Action {
   std::string label;                     // mark
 };
 
+// Where the spec's text allows more than one reading, which one a replay follows
+// (docs/interpretations.md; `check` searches them all).
+enum class ReleasedPromiseReading {
+  Steps,  // I-6: resolved from the lock task queue after the release, by a queued task (default)
+  Note,   // I-24: resolved on the agent in the microtask that sees the waiting promise settle
+};
+
+struct Readings {
+  ReleasedPromiseReading released_promise = ReleasedPromiseReading::Steps;
+  friend bool operator==(const Readings&, const Readings&) = default;
+};
+
+// The trace format's names of the readings ("released-promise": "steps" | "note").
+const char* released_promise_reading_name(ReleasedPromiseReading reading);
+
 struct Trace {
   std::string name;
   std::string description;
@@ -123,9 +138,13 @@ struct Trace {
   std::vector<Action> steps;
   std::vector<std::string> schedule;  // pinned choices, see docs/interpretations.md I-1
   std::string schedule_pointer = "/schedule";
+  Readings readings;  // extension `readings`
 
   const Agent* agent(const std::string& id) const;
   bool uses_scheduling() const;
+  // Every reading under which the trace may replay differently, its own first (one when no
+  // reading can change it: the released promise's only matter where a lock is requested).
+  std::vector<Readings> readings_that_matter() const;
 };
 
 // Calls f on every action, depth first in document order (an action before its nested bodies).
