@@ -35,10 +35,11 @@ Log spec_log(const Trace& trace, const char* property) {
   return run.result().log;
 }
 
-// Either reading of when a released promise resolves (docs/interpretations.md I-24); the
-// generators leave traces at the default, so the properties draw it themselves.
-ReleasedPromiseReading any_released_promise_reading() {
-  return *rc::gen::element(ReleasedPromiseReading::Steps, ReleasedPromiseReading::Note);
+// Any readings (docs/interpretations.md I-24, I-25); the generators leave traces at the defaults,
+// so the properties draw them themselves.
+Readings any_readings() {
+  return Readings{*rc::gen::element(ReleasedPromiseReading::Steps, ReleasedPromiseReading::Note),
+                  *rc::gen::element(StaleRemovalReading::Literal, StaleRemovalReading::Fixed)};
 }
 
 }  // namespace
@@ -47,7 +48,7 @@ namespace properties {
 
 void generated_traces_are_valid_and_replay_on_both_engines() {
   Trace trace = validated(*gen::world_trace());
-  trace.readings.released_promise = any_released_promise_reading();
+  trace.readings = any_readings();
   if (auto diff = disagreement(trace); !diff.empty())
     RC_FAIL(counterexample("engines-disagree", trace, diff));
   // What the generated traces reach (printed by RapidCheck): contention and its outcomes.
@@ -71,7 +72,7 @@ void generated_traces_are_valid_and_replay_on_both_engines() {
 // same path or refuse the same pin.
 void engines_agree_under_random_schedules() {
   Trace trace = validated(*gen::world_trace());
-  trace.readings.released_promise = any_released_promise_reading();
+  trace.readings = any_readings();
   RunOutcome unpinned = make_spec_engine()->run(trace, {});
   RC_ASSERT(unpinned.ok());
   std::set<std::string> names;
@@ -111,10 +112,12 @@ std::string explained(const Trace& trace, const check::Report& report, const Log
   return check::to_text(report, trace.name) + "\nobserved log:\n" + write_log(log);
 }
 
-// Half the traces under each reading of I-24, chosen by the number of steps rather than drawn, so
-// that the check properties' seeded cases stay the ones CI has always run.
+// A quarter of the traces under each combination of readings (I-24, I-25), chosen by the number
+// of steps rather than drawn, so that the check properties' seeded cases stay the ones CI has
+// always run.
 Trace with_either_reading(Trace trace) {
   if (trace.steps.size() % 2) trace.readings.released_promise = ReleasedPromiseReading::Note;
+  if (trace.steps.size() / 2 % 2) trace.readings.stale_removal = StaleRemovalReading::Fixed;
   return trace;
 }
 

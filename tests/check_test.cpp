@@ -86,7 +86,7 @@ TEST(Check, EveryReadingIsSearchedAndTheOneThatExplainsTheLogIsReported) {
   EXPECT_EQ(other.verdict, Verdict::Allowed);
   EXPECT_EQ(other.readings.released_promise, ReleasedPromiseReading::Note);
   EXPECT_EQ(other.readings_searched, 2u);
-  EXPECT_NE(to_text(other, "t").find("\"released-promise\": \"note\""), std::string::npos);
+  EXPECT_NE(to_text(other, "t").find("{\"released-promise\": \"note\"}"), std::string::npos);
   // And the other way round: the trace that pins the note's reading allows the steps' log.
   EXPECT_EQ(check_ok(Case{note.trace, steps.log}).readings.released_promise,
             ReleasedPromiseReading::Steps);
@@ -103,10 +103,31 @@ TEST(Check, ALogNoReadingExplainsIsNotAllowedAfterSearchingBoth) {
   ASSERT_TRUE(r.divergence);
 }
 
-// A trace without a lock request has nothing the released promise's readings change.
-TEST(Check, ATraceWithoutRequestsIsSearchedUnderOneReading) {
-  const Case c = corpus_case("scheduling/order-by-priority");
-  EXPECT_EQ(check_ok(c).readings_searched, 1u);
+// A trace without a lock request has nothing the released promise's readings change, and one
+// without the scheduler nothing the stale removal's change.
+TEST(Check, OnlyTheReadingsATraceCanTellApartAreSearched) {
+  Case scheduling = corpus_case("scheduling/order-by-priority");
+  scheduling.log.events.pop_back();  // not allowed: every reading is searched
+  EXPECT_EQ(check_ok(scheduling).readings_searched, 2u);
+  Case locks = corpus_case("web-locks/fifo-per-name");
+  locks.log.events.pop_back();
+  EXPECT_EQ(check_ok(locks).readings_searched, 2u);
+  Case both = corpus_case("scheduling/meet-lock-callback-yield-is-user-visible");
+  both.log.events.pop_back();
+  EXPECT_EQ(check_ok(both).readings_searched, 4u);
+}
+
+// I-25: the stale removal's fixed reading, which Chromium and Firefox follow, explains their log
+// of the literal trace, and the literal trace's log stays allowed.
+TEST(Check, TheStaleRemovalsFixedReadingIsSearched) {
+  const Case literal = corpus_case("scheduling/spec-issue-stale-removal-strands-task");
+  const Case fixed = corpus_case("scheduling/spec-issue-stale-removal-fixed-reading");
+  ASSERT_NE(literal.log.events, fixed.log.events);
+  const Report r = check_ok(Case{literal.trace, fixed.log});
+  EXPECT_EQ(r.verdict, Verdict::Allowed);
+  EXPECT_EQ(r.readings.stale_removal, StaleRemovalReading::Fixed);
+  EXPECT_EQ(check_ok(Case{fixed.trace, literal.log}).readings.stale_removal,
+            StaleRemovalReading::Literal);
 }
 
 // check's first replay runs on the impl engine (Options::impl_first): on every corpus log, and on

@@ -144,6 +144,9 @@ std::vector<BadCase> bad_cases() {
       {"bad reading value",
        trace_with("[]", kTwoAgents, R"(, "readings": {"released-promise": "spec"})"),
        "/readings/released-promise", "expected \"steps\" or \"note\""},
+      {"bad stale-removal value",
+       trace_with("[]", kTwoAgents, R"(, "readings": {"stale-removal": "fix"})"),
+       "/readings/stale-removal", "expected \"literal\" or \"fixed\""},
       {"bad priority",
        trace_with(
            R"([{"agent": "A", "op": "postTask", "id": "t", "options": {"priority": "high"}}])"),

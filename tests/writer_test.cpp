@@ -18,7 +18,7 @@ const char* kTrace = R"({"format": "lockstep-trace", "version": 1, "name": "roun
     {"agent": "B", "op": "timeoutSignal", "id": "t", "ms": 200, "settle": false},
     {"op": "advanceTime", "ms": 200}
   ],
-  "schedule": ["locks", "loop:L/web-locks"], "readings": {"released-promise": "note"}})";
+  "schedule": ["locks", "loop:L/web-locks"], "readings": {"released-promise": "note", "stale-removal": "fixed"}})";
 
 TEST(Writer, TraceRoundTrips) {
   auto first = read_trace(kTrace);
@@ -33,6 +33,7 @@ TEST(Writer, TraceRoundTrips) {
   EXPECT_FALSE(second->steps[3].settle);
   EXPECT_EQ(second->schedule.size(), 2u);
   EXPECT_EQ(second->readings.released_promise, ReleasedPromiseReading::Note);
+  EXPECT_EQ(second->readings.stale_removal, StaleRemovalReading::Fixed);
 }
 
 TEST(Writer, LogRoundTripsAndLeavesUndefinedOut) {

@@ -69,24 +69,26 @@ std::string explain(const Report& report) {
   return out.str();
 }
 
-// Which reading of ambiguous spec text (docs/interpretations.md I-24) the verdict rests on, as a
-// line of text; empty when only the default was searched and it is the one.
+// Which readings of spec text that says two things (docs/interpretations.md I-24, I-25) the
+// verdict rests on, as a line of text; empty when only the defaults were searched.
 std::string reading_line(const Report& report) {
-  const char* name = released_promise_reading_name(report.readings.released_promise);
+  const std::string chosen = readings_text(report.readings);
   if (report.verdict == Verdict::Allowed) {
-    if (report.readings == Readings{}) return "";
-    return std::string("under the reading \"released-promise\": \"") + name +
-           "\" (docs/interpretations.md I-24); pin it with the schedule as the trace's "
+    if (chosen.empty()) return "";
+    return "under the readings {" + chosen +
+           "} (docs/interpretations.md I-24, I-25); pin them with the schedule as the trace's "
            "\"readings\"\n";
   }
   if (report.readings_searched < 2) return "";
   return "searched under " + std::to_string(report.readings_searched) +
-         " readings of \"released-promise\" (I-24); the furthest got under \"" + name + "\"\n";
+         " combinations of readings (I-24, I-25); the furthest got under " +
+         (chosen.empty() ? std::string("the defaults") : "{" + chosen + "}") + "\n";
 }
 
 Json readings_json(const Readings& readings) {
   Json j;
   j["released-promise"] = released_promise_reading_name(readings.released_promise);
+  j["stale-removal"] = stale_removal_reading_name(readings.stale_removal);
   return j;
 }
 

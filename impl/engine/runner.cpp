@@ -39,7 +39,7 @@ Runner::Runner(const Trace& trace)
     : trace_(trace),
       rt_(trace),
       locks_(rt_, *this, trace.readings.released_promise),
-      scheduling_(rt_, *this) {
+      scheduling_(rt_, *this, trace.readings.stale_removal) {
   step_envs_.reserve(trace_.steps.size());  // looked up once, not by id on every step
   for (const Action& step : trace_.steps) step_envs_.push_back(rt_.env(step.agent));
   named_.reserve(trace_.steps.size());

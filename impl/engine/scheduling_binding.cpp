@@ -11,7 +11,8 @@ bool has_fixed_priority(const Signal& s) {
 
 }  // namespace
 
-SchedulingBinding::SchedulingBinding(Runtime& rt, Host& host) : rt_(rt), host_(host) {
+SchedulingBinding::SchedulingBinding(Runtime& rt, Host& host, StaleRemovalReading stale_removal)
+    : rt_(rt), host_(host), stale_removal_(stale_removal) {
   rt_.set_scheduler_hooks(this);
 }
 
@@ -51,9 +52,11 @@ void SchedulingBinding::take_out(Handle* handle) {
 
 // The removal steps of #select-the-scheduler-task-queue 1.1.1.1 / 2.2.1.1: remove the map entry
 // of the queue's key, whichever queue holds it now. When that is a newer queue with tasks, they
-// can never run again (spec issue, kept literally): they leave the core queue.
+// can never run again (spec issue, kept literally): they leave the core queue. With the defect
+// fixed (I-25) a queue only removes its own entry.
 void SchedulingBinding::removal_steps(LogicalQueue* queue) {
   Slot& slot = *queue->slot;
+  if (stale_removal_ == StaleRemovalReading::Fixed && slot.current != queue) return;
   LogicalQueue* removed = slot.current;
   slot.current = nullptr;
   // The core queue holds only the current queue's tasks, so clearing it drops exactly those.

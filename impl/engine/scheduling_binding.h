@@ -8,13 +8,16 @@
 #include <vector>
 
 #include "host.h"
+#include "lockstep/trace.h"
 #include "stable_pool.h"
 
 namespace lockstep::impl {
 
 class SchedulingBinding : public Runtime::SchedulerHooks {
  public:
-  SchedulingBinding(Runtime& rt, Host& host);
+  // `stale_removal`: the removal steps literally, or with the fix of their defect (I-25).
+  SchedulingBinding(Runtime& rt, Host& host,
+                    StaleRemovalReading stale_removal = StaleRemovalReading::Literal);
 
   Promise* post_task(Env* env, const CallbackRef& callback, std::optional<Priority> priority,
                      Signal* signal, std::uint64_t delay);
@@ -89,6 +92,7 @@ class SchedulingBinding : public Runtime::SchedulerHooks {
 
   Runtime& rt_;
   Host& host_;
+  StaleRemovalReading stale_removal_;
   StablePool<Scheduler> schedulers_;
   StablePool<Task> tasks_;
   StablePool<Handle> handles_;

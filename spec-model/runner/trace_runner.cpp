@@ -18,7 +18,7 @@ struct TraceRunner::Activation {
 TraceRunner::TraceRunner(const Trace& trace)
     : trace_(trace),
       locks_(world_, *this, trace.readings.released_promise),
-      scheduling_(world_, *this) {
+      scheduling_(world_, *this, trace.readings.stale_removal) {
   for (const Agent& agent : trace_.agents) world_.add_environment(agent);
   for_each_action(trace_.steps, [&](const Action& a) {
     if (!a.id.empty()) definitions_[a.id] = &a;

@@ -7,7 +7,8 @@
 
 namespace lockstep::spec {
 
-Scheduling::Scheduling(World& world, ScriptHost& host) : world_(world), host_(host) {
+Scheduling::Scheduling(World& world, ScriptHost& host, StaleRemovalReading stale_removal)
+    : world_(world), host_(host), stale_removal_(stale_removal) {
   world_.set_scheduler_task_source(this);
 }
 
@@ -275,13 +276,18 @@ SchedulerTaskQueue* Scheduling::select_the_scheduler_task_queue(Scheduler* sched
     SPEC_STEP("select-the-scheduler-task-queue 1.1");
     if (find() == map.end()) {
       SPEC_STEP("select-the-scheduler-task-queue 1.1.1");
+      // The queue's own address, known once it exists, for the fixed removal steps (I-25).
+      auto self = std::make_shared<SchedulerTaskQueue*>(nullptr);
       SchedulerTaskQueue* queue =
-          create_a_scheduler_task_queue(signal->priority, is_continuation, [&map, key] {
+          create_a_scheduler_task_queue(signal->priority, is_continuation, [this, &map, key, self] {
             SPEC_STEP("select-the-scheduler-task-queue 1.1.1.1");
             map.erase(std::remove_if(map.begin(), map.end(),
-                                     [&](const auto& e) { return e.first == key; }),
+                                     [&](const auto& e) {
+                                       return e.first == key && still_removable(e.second, *self);
+                                     }),
                       map.end());
           });
+      *self = queue;
       SPEC_STEP("select-the-scheduler-task-queue 1.1.2");
       map.emplace_back(key, queue);
       // 1.1.3. The queue follows the signal's priority: nothing moves, the queue's priority
@@ -306,18 +312,30 @@ SchedulerTaskQueue* Scheduling::select_the_scheduler_task_queue(Scheduler* sched
   SPEC_STEP("select-the-scheduler-task-queue 2.2");
   if (find() == map.end()) {
     SPEC_STEP("select-the-scheduler-task-queue 2.2.1");
+    auto self = std::make_shared<SchedulerTaskQueue*>(nullptr);  // as in 1.1.1 (I-25)
     SchedulerTaskQueue* queue =
-        create_a_scheduler_task_queue(priority, is_continuation, [&map, key] {
+        create_a_scheduler_task_queue(priority, is_continuation, [this, &map, key, self] {
           SPEC_STEP("select-the-scheduler-task-queue 2.2.1.1");
-          map.erase(
-              std::remove_if(map.begin(), map.end(), [&](const auto& e) { return e.first == key; }),
-              map.end());
+          map.erase(std::remove_if(map.begin(), map.end(),
+                                   [&](const auto& e) {
+                                     return e.first == key && still_removable(e.second, *self);
+                                   }),
+                    map.end());
         });
+    *self = queue;
     SPEC_STEP("select-the-scheduler-task-queue 2.2.2");
     map.emplace_back(key, queue);
   }
   SPEC_STEP("select-the-scheduler-task-queue 2.3");
   return find()->second;
+}
+
+// The removal steps of 1.1.1.1 and 2.2.1.1 remove the map entry of their queue's key. Literally,
+// whichever queue holds the key now; with the defect fixed (I-25, docs/spec-issues.md Prioritized
+// Task Scheduling 1), only while it still holds the queue whose steps these are.
+bool Scheduling::still_removable(const SchedulerTaskQueue* held,
+                                 const SchedulerTaskQueue* own) const {
+  return stale_removal_ == StaleRemovalReading::Literal || held == own;
 }
 
 // https://wicg.github.io/scheduling-apis/#schedule-a-task-to-invoke-an-algorithm

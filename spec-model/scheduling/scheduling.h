@@ -10,12 +10,15 @@
 #include "../platform/promise.h"
 #include "../platform/webidl.h"
 #include "concepts.h"
+#include "lockstep/trace.h"
 
 namespace lockstep::spec {
 
 class Scheduling : public SchedulerTaskSource {
  public:
-  Scheduling(World& world, ScriptHost& host);
+  // `stale_removal`: the removal steps literally, or with the fix of their defect (I-25).
+  Scheduling(World& world, ScriptHost& host,
+             StaleRemovalReading stale_removal = StaleRemovalReading::Literal);
 
   // scheduling#dom-windoworworkerglobalscope-scheduler: each global's Scheduler.
   Scheduler* scheduler(Environment* environment);
@@ -85,9 +88,11 @@ class Scheduling : public SchedulerTaskSource {
   void run_next_idle_callback(EventLoop& loop) override;
 
  private:
+  bool still_removable(const SchedulerTaskQueue* held, const SchedulerTaskQueue* own) const;
   bool runnable(const SchedulerTask& task) const;
   World& world_;
   ScriptHost& host_;
+  StaleRemovalReading stale_removal_;
   std::map<Environment*, std::unique_ptr<Scheduler>> schedulers_;
   struct IdleRequest {
     std::uint64_t seq;

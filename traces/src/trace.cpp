@@ -1,5 +1,7 @@
 #include "lockstep/trace.h"
 
+#include <algorithm>
+
 namespace lockstep {
 
 const char* op_name(Op op) {
@@ -89,6 +91,22 @@ const char* released_promise_reading_name(ReleasedPromiseReading reading) {
   return reading == ReleasedPromiseReading::Note ? "note" : "steps";
 }
 
+const char* stale_removal_reading_name(StaleRemovalReading reading) {
+  return reading == StaleRemovalReading::Fixed ? "fixed" : "literal";
+}
+
+std::string readings_text(const Readings& readings) {
+  std::string text;
+  const Readings defaults;
+  if (readings.released_promise != defaults.released_promise)
+    text += std::string("\"released-promise\": \"") +
+            released_promise_reading_name(readings.released_promise) + "\"";
+  if (readings.stale_removal != defaults.stale_removal)
+    text += std::string(text.empty() ? "" : ", ") + "\"stale-removal\": \"" +
+            stale_removal_reading_name(readings.stale_removal) + "\"";
+  return text;
+}
+
 const Agent* Trace::agent(const std::string& id) const {
   for (const Agent& a : agents)
     if (a.id == id) return &a;
@@ -102,12 +120,16 @@ bool Trace::uses_scheduling() const {
 }
 
 std::vector<Readings> Trace::readings_that_matter() const {
-  std::vector<Readings> all{readings};
   bool requests = false;
   for_each_action(steps, [&](const Action& a) { requests = requests || a.op == Op::Request; });
-  if (!requests) return all;
+  const bool scheduling = uses_scheduling();
+  std::vector<Readings> all{readings};
   for (ReleasedPromiseReading r : {ReleasedPromiseReading::Steps, ReleasedPromiseReading::Note})
-    if (r != readings.released_promise) all.push_back(Readings{r});
+    for (StaleRemovalReading s : {StaleRemovalReading::Literal, StaleRemovalReading::Fixed}) {
+      const Readings candidate{requests ? r : readings.released_promise,
+                               scheduling ? s : readings.stale_removal};
+      if (std::find(all.begin(), all.end(), candidate) == all.end()) all.push_back(candidate);
+    }
   return all;
 }
 

@@ -630,17 +630,27 @@ class TraceReader {
   void read_readings(const Json& j) {
     if (!j.is_object())
       fail("/readings", "expected an object such as {\"released-promise\": \"note\"}");
-    check_members(j, "/readings", {"released-promise"});
-    if (j.contains("released-promise")) {
-      const std::string reading = get_string(j, "released-promise", "/readings", true);
-      if (reading == "steps")
-        trace_.readings.released_promise = ReleasedPromiseReading::Steps;
-      else if (reading == "note")
-        trace_.readings.released_promise = ReleasedPromiseReading::Note;
-      else
-        fail("/readings/released-promise",
-             "expected \"steps\" or \"note\", got \"" + reading + "\"");
-    }
+    check_members(j, "/readings", {"released-promise", "stale-removal"});
+    trace_.readings.released_promise = read_reading(
+        j, "released-promise",
+        {{"steps", ReleasedPromiseReading::Steps}, {"note", ReleasedPromiseReading::Note}},
+        trace_.readings.released_promise);
+    trace_.readings.stale_removal = read_reading(
+        j, "stale-removal",
+        {{"literal", StaleRemovalReading::Literal}, {"fixed", StaleRemovalReading::Fixed}},
+        trace_.readings.stale_removal);
+  }
+
+  // One member of `readings`: one of its two names, or absent (the default stays).
+  template <class Reading>
+  Reading read_reading(const Json& j, const char* key,
+                       const std::pair<const char*, Reading> (&names)[2], Reading absent) {
+    if (!j.contains(key)) return absent;
+    const std::string reading = get_string(j, key, "/readings", true);
+    for (const auto& [name, value] : names)
+      if (reading == name) return value;
+    fail(child("/readings", key), std::string("expected \"") + names[0].first + "\" or \"" +
+                                      names[1].first + "\", got \"" + reading + "\"");
   }
 
   void read_schedule(const Json& j) {

@@ -132,8 +132,7 @@ std::string write_trace(const Trace& trace) {
   out["steps"] = steps;
   if (!trace.schedule.empty()) out["schedule"] = trace.schedule;
   if (trace.readings != Readings{})
-    out["readings"] = {
-        {"released-promise", released_promise_reading_name(trace.readings.released_promise)}};
+    out["readings"] = Json::parse("{" + readings_text(trace.readings) + "}");
   return out.dump(2) + "\n";
 }
 

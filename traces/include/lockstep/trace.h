@@ -122,13 +122,26 @@ enum class ReleasedPromiseReading {
   Note,   // I-24: resolved on the agent in the microtask that sees the waiting promise settle
 };
 
+// A spec defect (docs/spec-issues.md, Prioritized Task Scheduling 1) that every engine measured
+// fixes the same way: the literal text, or the fix (I-25).
+enum class StaleRemovalReading {
+  Literal,  // a queue's removal steps remove its key's map entry, whichever queue holds it now
+  Fixed,    // only if the entry still holds that queue (Chromium 156, Firefox 153)
+};
+
 struct Readings {
   ReleasedPromiseReading released_promise = ReleasedPromiseReading::Steps;
+  StaleRemovalReading stale_removal = StaleRemovalReading::Literal;
   friend bool operator==(const Readings&, const Readings&) = default;
 };
 
-// The trace format's names of the readings ("released-promise": "steps" | "note").
+// The trace format's names of the readings ("released-promise": "steps" | "note",
+// "stale-removal": "literal" | "fixed").
 const char* released_promise_reading_name(ReleasedPromiseReading reading);
+const char* stale_removal_reading_name(StaleRemovalReading reading);
+// The readings that are not the defaults, as the trace's `readings` member writes them
+// (`"released-promise": "note"`, comma-separated); empty for the defaults.
+std::string readings_text(const Readings& readings);
 
 struct Trace {
   std::string name;
@@ -142,8 +155,9 @@ struct Trace {
 
   const Agent* agent(const std::string& id) const;
   bool uses_scheduling() const;
-  // Every reading under which the trace may replay differently, its own first (one when no
-  // reading can change it: the released promise's only matter where a lock is requested).
+  // Every combination of readings under which the trace may replay differently, its own first
+  // (the released promise's only matter where a lock is requested, the stale removal's where the
+  // scheduler is used).
   std::vector<Readings> readings_that_matter() const;
 };
 
