@@ -90,7 +90,7 @@ void engines_agree_under_random_schedules() {
 }
 
 // The log of the model under a schedule drawn choice point by choice point (not pinned by name,
-// so every draw is a schedule the model can follow), under the trace's reading of I-24.
+// so every draw is a schedule the model can follow), under the trace's readings.
 Log log_of_a_random_schedule(Trace trace) {
   trace.schedule.clear();
   spec::TraceRunner runner(trace);

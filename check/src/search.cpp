@@ -354,9 +354,9 @@ class Search {
   Report report_;
 };
 
-// A log is allowed if a schedule explains it under some reading (I-24). Otherwise the verdict is
-// unknown if any reading's search ran out of budget, and the divergence is the one that got
-// furthest (the first reading's on a tie).
+// A log is allowed if a schedule explains it under some combination of readings (I-24, I-25).
+// Otherwise the verdict is unknown if any reading's search ran out of budget, and the divergence is
+// the one that got furthest (the first reading's on a tie).
 Report search_every_reading(const Trace& trace, const Log& observed, const Options& options) {
   Report result;
   std::uint64_t runs = 0, choice_points = 0;

@@ -65,9 +65,9 @@ struct Report {
   std::vector<std::string> schedule;     // Allowed: the choices of a run that produced the log
   std::optional<Divergence> divergence;  // NotAllowed and Unknown: the furthest point reached
   std::vector<std::string> assumptions;  // what the comparison took for granted
-  // The reading of ambiguous spec text (docs/interpretations.md I-24) under which `schedule`
-  // produced the log, or under which the search got furthest. Every reading is searched, the
-  // trace's own first: `readings_searched` counts those tried.
+  // The readings of spec text that says two things (docs/interpretations.md I-24, I-25) under
+  // which `schedule` produced the log, or under which the search got furthest. Every combination
+  // is searched, the trace's own first: `readings_searched` counts those tried.
   Readings readings;
   std::size_t readings_searched = 0;
 };
