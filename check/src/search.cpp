@@ -45,8 +45,10 @@ constexpr std::size_t kSilent = std::numeric_limits<std::size_t>::max();
 
 class Search {
  public:
-  Search(const Trace& trace, const Log& observed, const Options& options)
+  // Under `readings`, whatever the trace's own (search_every_reading).
+  Search(const Trace& trace, const Readings& readings, const Log& observed, const Options& options)
       : trace_(trace), observed_(observed), options_(options), queries_(query_ids(trace)) {
+    trace_.readings = readings;
     trace_.schedule.clear();  // every schedule is searched, not the one the trace pins
     trace_.schedule_pointer.clear();
     if (options.partial)
@@ -362,11 +364,9 @@ Report search_every_reading(const Trace& trace, const Log& observed, const Optio
   std::uint64_t runs = 0, choice_points = 0;
   bool unknown = false;
   const std::vector<Readings> readings = trace.readings_that_matter();
-  for (const Readings& reading : readings) {
-    Trace read = trace;
-    read.readings = reading;
-    Report report = Search(read, observed, options).run();
-    report.readings = reading;
+  for (std::size_t i = 0; i < readings.size(); ++i) {
+    Report report = Search(trace, readings[i], observed, options).run();
+    report.readings = readings[i];
     runs += report.runs;
     choice_points += report.choice_points;
     unknown = unknown || report.verdict == Verdict::Unknown;
@@ -374,7 +374,7 @@ Report search_every_reading(const Trace& trace, const Log& observed, const Optio
     if (report.verdict == Verdict::Allowed || result.readings_searched == 0 ||
         reach(report) > reach(result))
       result = std::move(report);
-    result.readings_searched = &reading - readings.data() + 1;
+    result.readings_searched = i + 1;
     if (result.verdict == Verdict::Allowed) break;
   }
   if (result.verdict != Verdict::Allowed)

@@ -95,15 +95,21 @@ const char* stale_removal_reading_name(StaleRemovalReading reading) {
   return reading == StaleRemovalReading::Fixed ? "fixed" : "literal";
 }
 
-std::string readings_text(const Readings& readings) {
-  std::string text;
+std::vector<std::pair<const char*, const char*>> non_default_readings(const Readings& readings) {
+  std::vector<std::pair<const char*, const char*>> members;
   const Readings defaults;
   if (readings.released_promise != defaults.released_promise)
-    text += std::string("\"released-promise\": \"") +
-            released_promise_reading_name(readings.released_promise) + "\"";
+    members.emplace_back("released-promise",
+                         released_promise_reading_name(readings.released_promise));
   if (readings.stale_removal != defaults.stale_removal)
-    text += std::string(text.empty() ? "" : ", ") + "\"stale-removal\": \"" +
-            stale_removal_reading_name(readings.stale_removal) + "\"";
+    members.emplace_back("stale-removal", stale_removal_reading_name(readings.stale_removal));
+  return members;
+}
+
+std::string readings_text(const Readings& readings) {
+  std::string text;
+  for (const auto& [member, value] : non_default_readings(readings))
+    text += (text.empty() ? "\"" : ", \"") + std::string(member) + "\": \"" + value + "\"";
   return text;
 }
 

@@ -631,26 +631,26 @@ class TraceReader {
     if (!j.is_object())
       fail("/readings", "expected an object such as {\"released-promise\": \"note\"}");
     check_members(j, "/readings", {"released-promise", "stale-removal"});
-    trace_.readings.released_promise = read_reading(
-        j, "released-promise",
-        {{"steps", ReleasedPromiseReading::Steps}, {"note", ReleasedPromiseReading::Note}},
-        trace_.readings.released_promise);
-    trace_.readings.stale_removal = read_reading(
-        j, "stale-removal",
-        {{"literal", StaleRemovalReading::Literal}, {"fixed", StaleRemovalReading::Fixed}},
-        trace_.readings.stale_removal);
+    read_reading(j, "released-promise",
+                 {ReleasedPromiseReading::Steps, ReleasedPromiseReading::Note},
+                 released_promise_reading_name, trace_.readings.released_promise);
+    read_reading(j, "stale-removal", {StaleRemovalReading::Literal, StaleRemovalReading::Fixed},
+                 stale_removal_reading_name, trace_.readings.stale_removal);
   }
 
-  // One member of `readings`: one of its two names, or absent (the default stays).
+  // One member of `readings`, if present: the reading of the two whose name (trace.h) it gives.
   template <class Reading>
-  Reading read_reading(const Json& j, const char* key,
-                       const std::pair<const char*, Reading> (&names)[2], Reading absent) {
-    if (!j.contains(key)) return absent;
-    const std::string reading = get_string(j, key, "/readings", true);
-    for (const auto& [name, value] : names)
-      if (reading == name) return value;
-    fail(child("/readings", key), std::string("expected \"") + names[0].first + "\" or \"" +
-                                      names[1].first + "\", got \"" + reading + "\"");
+  void read_reading(const Json& j, const char* key, const Reading (&both)[2],
+                    const char* (*name)(Reading), Reading& reading) {
+    if (!j.contains(key)) return;
+    const std::string given = get_string(j, key, "/readings", true);
+    for (Reading r : both)
+      if (given == name(r)) {
+        reading = r;
+        return;
+      }
+    fail(child("/readings", key), std::string("expected \"") + name(both[0]) + "\" or \"" +
+                                      name(both[1]) + "\", got \"" + given + "\"");
   }
 
   void read_schedule(const Json& j) {

@@ -131,8 +131,8 @@ std::string write_trace(const Trace& trace) {
   for (const Action& a : trace.steps) steps.push_back(write_action(a, true));
   out["steps"] = steps;
   if (!trace.schedule.empty()) out["schedule"] = trace.schedule;
-  if (trace.readings != Readings{})
-    out["readings"] = Json::parse("{" + readings_text(trace.readings) + "}");
+  for (const auto& [member, value] : non_default_readings(trace.readings))
+    out["readings"][member] = value;
   return out.dump(2) + "\n";
 }
 

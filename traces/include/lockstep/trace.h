@@ -139,8 +139,10 @@ struct Readings {
 // "stale-removal": "literal" | "fixed").
 const char* released_promise_reading_name(ReleasedPromiseReading reading);
 const char* stale_removal_reading_name(StaleRemovalReading reading);
-// The readings that are not the defaults, as the trace's `readings` member writes them
-// (`"released-promise": "note"`, comma-separated); empty for the defaults.
+// The readings that are not the defaults, as (member, value) of the trace's `readings`
+// ({"released-promise", "note"}); empty for the defaults.
+std::vector<std::pair<const char*, const char*>> non_default_readings(const Readings& readings);
+// The same as the member's text (`"released-promise": "note"`, comma-separated).
 std::string readings_text(const Readings& readings);
 
 struct Trace {
