@@ -3,8 +3,10 @@
 #pragma once
 
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "lockstep/check.h"
 #include "lockstep/log.h"
@@ -27,8 +29,11 @@ struct AdapterRun {
 
 class Adapter {
  public:
-  // `command` must hold {trace} and {log}; check_options judge its logs.
-  Adapter(std::string command, check::Options check_options);
+  // `command` must hold {trace} and {log}; check_options judge its logs. `serve_command`, when
+  // given, runs once and replays every trace the adapter is handed (adapters/README.md, "Serving
+  // many traces"): a line of JSON {"trace", "log"} on its stdin per trace, a line {"exit",
+  // "message"} on its stdout back, the exit codes `command`'s; it is started again if it ends.
+  Adapter(std::string command, check::Options check_options, std::string serve_command = {});
   ~Adapter();
   Adapter(const Adapter&) = delete;
   Adapter& operator=(const Adapter&) = delete;
@@ -40,11 +45,19 @@ class Adapter {
   bool fails(const Trace& trace);
 
   const check::Options& check_options() const { return options_; }
+  bool served() const { return !serve_command_.empty(); }
 
  private:
+  class Server;
+  // Runs the adapter on the files: exit code and message, as `command` would give them.
+  std::pair<int, std::string> run_command(const std::filesystem::path& trace_file,
+                                          const std::filesystem::path& log_file);
+
   std::string command_;
   check::Options options_;
   std::filesystem::path dir_;
+  std::string serve_command_;
+  std::unique_ptr<Server> server_;  // started on first use
 };
 
 bool command_has_placeholders(const std::string& command);

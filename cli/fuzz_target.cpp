@@ -92,6 +92,18 @@ int fuzz_target_command(const FuzzTargetArgs& args) {
                                          fs::absolute(targets_file).parent_path().string());
   if (!command_has_placeholders(command))
     return bad("--targets: " + where + ".command: needs {trace} and {log}");
+  // A command that replays many traces in one process (a browser kept open): adapters/README.md.
+  std::string serve;
+  if (target.contains("serve")) {
+    if (!target["serve"].is_string() || target["serve"].get<std::string>().empty())
+      return bad("--targets: " + where + ".serve: expected the serving command");
+    serve = substitute(target["serve"].get<std::string>(), "{adapters}",
+                       fs::absolute(targets_file).parent_path().string());
+    if (serve.find("{trace}") != std::string::npos || serve.find("{log}") != std::string::npos)
+      return bad("--targets: " + where +
+                 ".serve: takes its traces on stdin, not {trace} and {log}");
+  }
+  if (args.no_serve) serve.clear();
   gen::Profile profile;
   if (auto error = read_gen_profile(target.value("profile", std::string("mixed")),
                                     target.value("without", std::string()), profile))
@@ -104,7 +116,7 @@ int fuzz_target_command(const FuzzTargetArgs& args) {
   std::error_code ec;
   fs::create_directories(fs::path(args.out) / "failures", ec);
   if (ec) return bad("--out: cannot make " + args.out + ": " + ec.message());
-  Adapter adapter(command, options);
+  Adapter adapter(command, options, serve);
   Tally tally;
   Json failures = Json::array();
   int shrunk = 0;
@@ -175,6 +187,7 @@ int fuzz_target_command(const FuzzTargetArgs& args) {
   std::cerr << (tty ? "\r" : "") << tally.line(elapsed(), args.count) << "\n";
   const Json summary{{"target", args.target},
                      {"command", command},
+                     {"served", serve.empty() ? Json(nullptr) : Json(serve)},
                      {"firstSeed", args.seed},
                      {"traces", tally.traces},
                      {"steps", args.steps},

@@ -15,6 +15,7 @@ struct FuzzTargetArgs {
   std::uint64_t seed = 1;   // trace i uses seed + i, as `lockstep gen` does
   int steps = 12;           // at most this many top-level steps per trace
   int shrink = 3;           // failures shrunk (the rest are kept as found)
+  bool no_serve = false;    // the per-trace command even where the target has a serve command
   std::string out = "fuzz-results";
 };
 

@@ -78,6 +78,9 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   fuzz_cmd->add_option("--shrink", fuzz_target.shrink, "--target: how many failures to shrink")
       ->capture_default_str();
+  fuzz_cmd->add_flag("--no-serve", fuzz_target.no_serve,
+                     "--target: start the adapter once per trace even where the target can serve "
+                     "many traces from one process (targets.json \"serve\")");
 
   lockstep::cli::GenArgs gen;
   auto* gen_cmd = app.add_subcommand(

@@ -15,22 +15,41 @@ import sys
 import tempfile
 
 LOCKSTEP, ROOT, TARGET = sys.argv[1], sys.argv[2], sys.argv[3]
+SERVE = sys.argv[4:] == ["--serve"]
 ADAPTERS = os.path.join(ROOT, "adapters")
-COMMAND = json.load(open(os.path.join(ADAPTERS, "targets.json")))["targets"][TARGET]["command"]
+ENTRY = json.load(open(os.path.join(ADAPTERS, "targets.json")))["targets"][TARGET]
+COMMAND = ENTRY["command"]
+server = None  # the serve command's process, with --serve
 CORPUS = os.path.join(ROOT, "traces/corpus")
 DIVERGENCES = os.path.join(ROOT, "traces/divergences", TARGET)
 failures = []
 
 
-def replay(trace, log):
-    """'cannot' (not expressible), 'crash', or the verdict of check on the target's log."""
+def run_adapter(trace, log):
+    """The adapter's exit code and what it said."""
+    global server
+    if SERVE:
+        if server is None:
+            server = subprocess.Popen([a.replace("{adapters}", ADAPTERS)
+                                       for a in shlex.split(ENTRY["serve"])],
+                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        server.stdin.write(json.dumps({"trace": trace, "log": log}) + "\n")
+        server.stdin.flush()
+        answer = json.loads(server.stdout.readline())
+        return answer["exit"], answer["message"]
     argv = [a.replace("{adapters}", ADAPTERS).replace("{trace}", trace).replace("{log}", log)
             for a in shlex.split(COMMAND)]
     done = subprocess.run(argv, capture_output=True, text=True, timeout=180)
-    if done.returncode == 4:
-        return "cannot", done.stderr.strip()
-    if done.returncode != 0:
-        return "crash", (done.stderr.strip().splitlines() or [""])[0]
+    return done.returncode, done.stderr
+
+
+def replay(trace, log):
+    """'cannot' (not expressible), 'crash', or the verdict of check on the target's log."""
+    code, said = run_adapter(trace, log)
+    if code == 4:
+        return "cannot", said.strip()
+    if code != 0:
+        return "crash", (said.strip().splitlines() or [""])[0]
     checked = subprocess.run([LOCKSTEP, "check", trace, log, "--partial", "--json"],
                              capture_output=True, text=True, timeout=300)
     if checked.returncode not in (0, 1, 3):
@@ -77,7 +96,11 @@ def main():
             print(f"not reproduced this run (intermittent) {name}: {outcome}")
         else:
             failures.append(f"divergence {name} no longer diverges on {TARGET}: {outcome} {detail}")
-    print(f"{TARGET} corpus: " + ", ".join(f"{n} {k}" for k, n in sorted(counts.items())))
+    if server:
+        server.stdin.close()
+        server.wait()
+    print(f"{TARGET} corpus{' (served)' if SERVE else ''}: " +
+          ", ".join(f"{n} {k}" for k, n in sorted(counts.items())))
     for f in failures:
         print("FAIL", f)
     sys.exit(1 if failures else 0)

@@ -47,6 +47,35 @@ check 1 "fuzz --target crashy (adapter failures)" "$lockstep" fuzz --targets "$t
 grep -q 'the real crash' "$tmp/crashy/summary.json" \
   || { echo "FAIL fuzz --target keeps only the first line of an adapter's stderr"; fail=1; }
 check 2 "fuzz zero minutes" "$lockstep" fuzz --minutes 0
+# fuzz --target with a serve command: one process replays every trace; one that ends is started
+# again (the trace it left unanswered an adapter failure that keeps what it said last); one that
+# answers nonsense fails that trace; a serve command that wants {trace} is bad input.
+serve="python3 $root/tests/toy-target/serve-impl.py $lockstep"
+cat > "$tmp/serve.json" <<JSON
+{"targets": {
+  "served": {"profile": "locks", "command": "false {trace} {log}", "serve": "$serve"},
+  "quitter": {"profile": "locks", "command": "false {trace} {log}", "serve": "$serve --give-up-after 2"},
+  "garbler": {"profile": "locks", "command": "false {trace} {log}", "serve": "$serve --garble"},
+  "per-trace": {"profile": "locks", "command": "$lockstep run --engine impl {trace} -o {log}", "serve": "$serve --garble"},
+  "wrong": {"profile": "locks", "command": "false {trace} {log}", "serve": "$serve {trace}"}}}
+JSON
+summary() {  # folder python-expression-over-s
+  python3 -c "import json,sys; s=json.load(open(sys.argv[1]+'/summary.json')); sys.exit(0 if ($2) else 1)" "$1"
+}
+check 0 "fuzz --target served" "$lockstep" fuzz --targets "$tmp/serve.json" --target served --count 5 --seed 3 --out "$tmp/served"
+summary "$tmp/served" "s['allowed'] == 5 and s['served'].endswith('serve-impl.py $lockstep')" \
+  || { echo "FAIL fuzz --target served: not every trace allowed through the server"; fail=1; }
+check 1 "fuzz --target quitter" "$lockstep" fuzz --targets "$tmp/serve.json" --target quitter --count 5 --seed 3 --out "$tmp/quitter"
+summary "$tmp/quitter" "s['allowed'] == 4 and s['adapterFailures'] == 1 and s['failures'][0]['seed'] == 5 and 'gives up after 2' in s['failures'][0]['message']" \
+  || { echo "FAIL fuzz --target: a server that ends is not restarted, or its last words are lost"; cat "$tmp/quitter/summary.json"; fail=1; }
+check 1 "fuzz --target garbler" "$lockstep" fuzz --targets "$tmp/serve.json" --target garbler --count 2 --out "$tmp/garbler"
+summary "$tmp/garbler" "s['adapterFailures'] == 2 and 'not json' in s['failures'][0]['message']" \
+  || { echo "FAIL fuzz --target: a server's nonsense answer is not an adapter failure"; fail=1; }
+check 0 "fuzz --target --no-serve" "$lockstep" fuzz --targets "$tmp/serve.json" --target per-trace --count 3 --no-serve --out "$tmp/per-trace"
+summary "$tmp/per-trace" "s['allowed'] == 3 and s['served'] is None" \
+  || { echo "FAIL fuzz --target --no-serve still serves"; fail=1; }
+check 2 "fuzz --target serve with {trace}" "$lockstep" fuzz --targets "$tmp/serve.json" --target wrong --count 1 --out "$tmp/wrong"
+grep -q 'targets.wrong.serve: takes its traces on stdin' "$tmp/err" || { echo "FAIL a serve command with {trace} is not refused by name"; fail=1; }
 # gen: every trace it writes validates and replays; shards split a campaign without changing it.
 check 0 "gen files" "$lockstep" gen --seed 11 --count 6 --steps 20 --out "$tmp/gen"
 for t in "$tmp"/gen/*.trace.json; do

@@ -6,9 +6,17 @@ to start that browser (adapters/js/chromium/run.py, adapters/js/firefox/run.py).
 Exit codes of a run: 0 when the log was written; 4 when the trace needs what the runner cannot
 express (printed as "cannot express: ..."); 1 when the replay failed or timed out; 2 when the
 trace cannot be read or the log cannot be written (the message names the file).
+
+With --serve, a runner replays many traces in one browser (adapters/README.md, "Serving many
+traces"): each request is a line of JSON on stdin, {"trace": PATH, "log": PATH}, and each answer
+a line on stdout, {"exit": CODE, "message": TEXT}, with the exit codes above. Each trace's pages
+come from a server of their own on a new port, so each trace has origins (and lock managers and
+localStorage) that no earlier trace used; a driver page (browser/driver.html) opens the trace's
+runner in a frame and removes the frame, ending its agents, once the log is in.
 """
 import argparse
 import http.server
+import itertools
 import json
 import os
 import shutil
@@ -78,12 +86,17 @@ def write_log(path, events):
 
 
 def main(name, browser_env, browser_name, command, env=None):
-    """The command line every browser runner takes, TRACE LOG [--browser PATH] [--timeout S]:
-    `command(browser, url, profile_dir)` is the browser's argv (see run), `browser_env` the
-    variable that names the browser's binary, `browser_name` the one looked up on PATH."""
+    """The command line every browser runner takes, TRACE LOG [--browser PATH] [--timeout S], or
+    --serve instead of TRACE LOG: `command(browser, url, profile_dir)` is the browser's argv (see
+    run), `browser_env` the variable that names the browser's binary, `browser_name` the one
+    looked up on PATH."""
     parser = argparse.ArgumentParser()
-    parser.add_argument("trace")
-    parser.add_argument("log")
+    parser.add_argument("trace", nargs="?")
+    parser.add_argument("log", nargs="?")
+    parser.add_argument("--serve", action="store_true",
+                        help="replay the traces named on stdin in one browser (see above)")
+    parser.add_argument("--restart-every", type=int, default=200,
+                        help="--serve: a fresh browser after this many traces")
     parser.add_argument("--browser", default=os.environ.get(browser_env) or
                         shutil.which(browser_name) or f"/usr/bin/{browser_name}")
     parser.add_argument("--timeout", type=float, default=60)
@@ -95,6 +108,8 @@ def main(name, browser_env, browser_name, command, env=None):
     parser.add_argument("--without", default="", help="refuse these: scheduler, workers")
     parser.add_argument("--quiet", type=int, help="settling: ms of quiet (default 60)")
     args = parser.parse_args()
+    if args.serve == bool(args.trace or args.log) or (not args.serve and not args.log):
+        parser.error("give TRACE LOG, or --serve alone")
     page = {}
     if args.preload:
         file = os.path.abspath(args.preload)
@@ -108,52 +123,208 @@ def main(name, browser_env, browser_name, command, env=None):
         page["without"] = args.without
     if args.quiet:
         page["quiet"] = str(args.quiet)
-    return run(args.trace, args.log, name,
-               lambda url, profile: command(args.browser, url, profile), args.timeout, env, page)
+    browser_command = lambda url, profile: command(args.browser, url, profile)  # noqa: E731
+    if args.serve:
+        return serve_traces(name, browser_command, args.timeout, env, page, args.restart_every)
+    code, message = run(args.trace, args.log, name, browser_command, args.timeout, env, page)
+    if message:
+        print(message, file=sys.stderr)
+    return code
+
+
+def runner_url(port, page):
+    url = (f"http://127.0.0.1:{port}/browser/runner.html?trace=/trace"
+           f"&secondOrigin=http://localhost:{port}")
+    return url + "".join(f"&{k}={urllib.parse.quote(v)}" for k, v in (page or {}).items())
+
+
+def read_trace(trace_path):
+    """The trace's bytes, or (None, the exit code and message for a trace that cannot be read)."""
+    try:
+        with open(trace_path, "rb") as f:
+            return f.read(), None
+    except OSError as e:
+        return None, (2, f"{trace_path}: cannot read the trace: {e.strerror}")
+
+
+def outcome(result, finished, timeout, log_path):
+    """The exit code and message of a replay: what the page posted (`result`), if it did."""
+    if not finished:
+        return 1, f"the page posted no result within {timeout:.0f} s"
+    if "cannot" in result:
+        return 4, f"cannot express: {result['cannot']}"
+    if "error" in result:
+        return 1, result["error"]
+    try:
+        write_log(log_path, result["log"]["events"])
+    except OSError as e:
+        return 2, f"{log_path}: cannot write the log: {e.strerror}"
+    return 0, ""
+
+
+class Browser:
+    """A browser process on a fresh profile folder, ended with stop()."""
+
+    def __init__(self, name, command, url, env):
+        self.profile = tempfile.mkdtemp(prefix=f"lockstep-{name}-")
+        self.process = subprocess.Popen(command(url, self.profile), stdout=subprocess.DEVNULL,
+                                        stderr=subprocess.DEVNULL, env=env)
+
+    def stop(self):
+        self.process.terminate()
+        try:
+            self.process.wait(10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+        shutil.rmtree(self.profile, ignore_errors=True)
 
 
 def run(trace_path, log_path, name, command, timeout, env=None, page=None):
     """Replays the trace in a browser: `command(url, profile_dir)` is its argv, with a fresh
     profile folder it may fill first; `env` its environment (default: this one); `page` more
-    parameters for runner.html. Returns the exit code."""
-    try:
-        with open(trace_path, "rb") as f:
-            trace = f.read()
-    except OSError as e:
-        print(f"{trace_path}: cannot read the trace: {e.strerror}", file=sys.stderr)
-        return 2
+    parameters for runner.html. Returns the exit code and a message (empty when it logged)."""
+    trace, failed = read_trace(trace_path)
+    if failed:
+        return failed
     result = {}
     done = threading.Event()
     server = serve(trace, result, done)
-    port = server.server_address[1]
-    profile = tempfile.mkdtemp(prefix=f"lockstep-{name}-")
-    url = (f"http://127.0.0.1:{port}/browser/runner.html?trace=/trace"
-           f"&secondOrigin=http://localhost:{port}")
-    url += "".join(f"&{k}={urllib.parse.quote(v)}" for k, v in (page or {}).items())
-    browser = subprocess.Popen(command(url, profile), stdout=subprocess.DEVNULL,
-                               stderr=subprocess.DEVNULL, env=env)
+    browser = Browser(name, command, runner_url(server.server_address[1], page), env)
     try:
         finished = done.wait(timeout)
     finally:
-        browser.terminate()
-        try:
-            browser.wait(10)
-        except subprocess.TimeoutExpired:
-            browser.kill()
+        browser.stop()
         server.shutdown()
-        shutil.rmtree(profile, ignore_errors=True)
-    if not finished:
-        print(f"the page posted no result within {timeout:.0f} s", file=sys.stderr)
-        return 1
-    if "cannot" in result:
-        print(f"cannot express: {result['cannot']}", file=sys.stderr)
-        return 4
-    if "error" in result:
-        print(result["error"], file=sys.stderr)
-        return 1
-    try:
-        write_log(log_path, result["log"]["events"])
-    except OSError as e:
-        print(f"{log_path}: cannot write the log: {e.strerror}", file=sys.stderr)
-        return 2
+    return outcome(result, finished, timeout, log_path)
+
+
+class Driver:
+    """--serve's side of browser/driver.html: hands the page one runner URL at a time (GET /next,
+    which waits for one) and tells it when that trace's log is in (GET /finished, which waits
+    for it), so that the page can remove the trace's frame. A page of an earlier browser (its
+    `generation` in its URL) is told to stop, so that it never takes a later trace's URL."""
+
+    def __init__(self):
+        self.lock = threading.Condition()
+        self.generation = 0
+        self.job = None  # (id, url) not yet taken
+        self.finished = set()
+        driver = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def log_message(self, *_):
+                pass
+
+            def send(self, code, body, kind="text/plain"):
+                self.send_response(code)
+                self.send_header("Content-Type", kind)
+                self.send_header("Cache-Control", "no-store")
+                self.end_headers()
+                self.wfile.write(body)
+
+            def do_GET(self):
+                path, _, query = self.path.partition("?")
+                params = urllib.parse.parse_qs(query)
+                generation = int(params.get("generation", ["-1"])[0])
+                if path == "/browser/driver.html":
+                    with open(os.path.join(JS, "browser", "driver.html"), "rb") as f:
+                        return self.send(200, f.read(), "text/html")
+                if path == "/next":
+                    job = driver.take(generation)
+                    if job is None:
+                        return self.send(410, b"a later browser took over")
+                    return self.send(200, json.dumps({"id": job[0], "url": job[1]}).encode(),
+                                     "application/json")
+                if path == "/finished":
+                    driver.wait_finished(int(params.get("id", ["-1"])[0]), generation)
+                    return self.send(200, b"ok")
+                return self.send(404, b"not found")
+
+        self.server = Server(("::", 0), Handler)
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def url(self):
+        return (f"http://127.0.0.1:{self.server.server_address[1]}/browser/driver.html"
+                f"?generation={self.generation}")
+
+    def new_generation(self):
+        with self.lock:
+            self.generation += 1
+            self.job = None
+            self.lock.notify_all()
+
+    def hand(self, job_id, url):
+        with self.lock:
+            self.job = (job_id, url)
+            self.lock.notify_all()
+
+    def take(self, generation):
+        with self.lock:
+            while generation == self.generation and self.job is None:
+                self.lock.wait()
+            if generation != self.generation:
+                return None
+            job, self.job = self.job, None
+            return job
+
+    def finish(self, job_id):
+        with self.lock:
+            self.job = None  # a job nobody took (the browser died) is not handed later
+            self.finished.add(job_id)
+            self.lock.notify_all()
+
+    def wait_finished(self, job_id, generation):
+        with self.lock:
+            while job_id not in self.finished and generation == self.generation:
+                self.lock.wait()
+            self.finished.discard(job_id)
+
+
+def serve_traces(name, command, timeout, env, page, restart_every):
+    """--serve: answers each request line of stdin with a line on stdout until stdin ends. A trace
+    that times out, or whose browser has died, gets a fresh browser, as does every
+    `restart_every`-th trace."""
+    driver = Driver()
+    browser = None
+    used = 0
+    for job_id in itertools.count():
+        line = sys.stdin.readline()
+        if not line:
+            break
+        try:
+            request = json.loads(line)
+            trace_path, log_path = request["trace"], request["log"]
+        except (ValueError, KeyError, TypeError):
+            answer = (2, f"not a request: {line.strip()[:200]}: "
+                         'expected {"trace": PATH, "log": PATH}')
+        else:
+            trace, failed = read_trace(trace_path)
+            if failed:
+                answer = failed
+            else:
+                if browser and (browser.process.poll() is not None or used >= restart_every):
+                    browser.stop()
+                    browser = None
+                if not browser:
+                    driver.new_generation()
+                    browser = Browser(name, command, driver.url(), env)
+                    used = 0
+                used += 1
+                result = {}
+                done = threading.Event()
+                server = serve(trace, result, done)
+                driver.hand(job_id, runner_url(server.server_address[1], page))
+                finished = done.wait(timeout)
+                driver.finish(job_id)
+                server.shutdown()
+                if not finished:  # the browser may be stuck: the next trace gets a new one
+                    browser.stop()
+                    browser = None
+                answer = outcome(result, finished, timeout, log_path)
+        sys.stdout.write(json.dumps({"exit": answer[0], "message": answer[1]}) + "\n")
+        sys.stdout.flush()
+    if browser:
+        browser.stop()
+    driver.server.shutdown()
     return 0
