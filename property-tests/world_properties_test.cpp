@@ -37,5 +37,9 @@ RC_GTEST_PROP(Worlds, CheckNeverRejectsALogTheModelProduces, ()) {
   check_never_rejects_a_log_the_model_produces();
 }
 
+RC_GTEST_PROP(Worlds, CheckAllowsModelLogsWithEarlyUnits, ()) {
+  check_allows_model_logs_with_early_units();
+}
+
 }  // namespace
 }  // namespace lockstep::properties

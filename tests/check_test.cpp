@@ -133,6 +133,26 @@ TEST(Check, TheStaleRemovalsFixedReadingIsSearched) {
 // check's first replay runs on the impl engine (Options::impl_first): on every corpus log, and on
 // each with its last event dropped (which only the model can explain as a divergence), the answer
 // is the one the model alone gives: verdict, schedule, replays, and where a log departs.
+// I-26: a log in which queued work ran before the next step (Chromium's callback before the abort
+// of the next step) is allowed after the rounds without it, with the early units as pins; the
+// same log with the abort rejecting the request is explained without any.
+TEST(Check, QueuedWorkBeforeTheNextStepIsSearchedAfterTheRest) {
+  Case c = corpus_case("web-locks/abort-race-before-grant-steps");
+  const Case early = corpus_case("web-locks/abort-race-grant-before-next-step");
+  c.log = early.log;  // the order the other trace pins, observed without its schedule
+  const Report report = check_ok(c);
+  EXPECT_EQ(report.verdict, Verdict::Allowed);
+  EXPECT_GT(report.runs, 1u);  // not the canonical schedule
+  EXPECT_TRUE(std::any_of(report.schedule.begin(), report.schedule.end(), [](const auto& pin) {
+    return pin.rfind("early:", 0) == 0;
+  })) << "schedule without an early unit";
+  const Case plain = corpus_case("web-locks/abort-race-before-grant-steps");
+  const Report canonical = check_ok(plain);
+  EXPECT_EQ(canonical.verdict, Verdict::Allowed);
+  EXPECT_TRUE(std::none_of(canonical.schedule.begin(), canonical.schedule.end(),
+                           [](const auto& pin) { return pin.rfind("early:", 0) == 0; }));
+}
+
 TEST(Check, TheImplEngineFirstGivesTheModelsAnswers) {
   Options model_only;
   model_only.impl_first = false;

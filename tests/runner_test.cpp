@@ -1,6 +1,7 @@
 // The spec engine replaying small traces: failures that only show during replay, races, pins.
 #include <gtest/gtest.h>
 
+#include "lockstep/impl_engine.h"
 #include "lockstep/log_compare.h"
 #include "lockstep/spec_engine.h"
 #include "lockstep/trace_io.h"
@@ -99,6 +100,35 @@ TEST(SpecEngine, UnsettledStepsRaceAndPinsDecide) {
   const Value* snapshot = o.result().log.events.back().member("value");
   EXPECT_TRUE(snapshot->member("held")->items().empty());
   EXPECT_TRUE(o.result().steps_hit.count("algorithm-process-request 2.14.1.1.1.1"));
+}
+
+// I-26: "early:" pins run what a step that does not settle left queued before the next step, on
+// both engines; a pin that names nothing runnable there is refused, listing what could go early.
+TEST(BothEngines, EarlyPinsRunQueuedWorkBeforeTheNextStep) {
+  const std::string steps = R"([
+    {"agent": "A", "op": "newAbortController", "id": "c"},
+    {"agent": "A", "op": "request", "id": "r", "name": "n", "options": {"signal": "c"}, "settle": false},
+    {"agent": "A", "op": "abort", "signal": "c"}])";
+  for (const auto& engine : {make_spec_engine(), make_impl_engine()}) {
+    auto trace = read_trace(
+        R"({"format": "lockstep-trace", "version": 1, "agents": [{"id": "A", "kind": "window", "origin": "https://a.test"}], "steps": )" +
+        steps + R"(, "schedule": ["early:locks", "early:loop:A/web-locks"]})");
+    ASSERT_TRUE(trace.ok()) << trace.error().to_string();
+    RunOutcome o = engine->run(trace.value(), {});
+    ASSERT_TRUE(o.ok()) << o.failure().error.to_string();
+    // Granted and called back before the abort's step: the abort comes too late.
+    EXPECT_EQ(summary(o), (std::vector<std::string>{"2 A callback r", "2 A settled r fulfilled"}));
+    EXPECT_EQ(o.result().choices,
+              (std::vector<std::string>{"early:locks:default", "early:loop:A/web-locks"}));
+    Trace wrong = trace.value();
+    wrong.schedule = {"early:loop:A"};  // only the lock task queue has work before step 2
+    RunOutcome refused = engine->run(wrong, {});
+    ASSERT_FALSE(refused.ok());
+    EXPECT_EQ(refused.failure().error.pointer, "/schedule/0");
+    EXPECT_NE(refused.failure().error.message.find("runnable: early:locks:default"),
+              std::string::npos)
+        << refused.failure().error.message;
+  }
 }
 
 TEST(SpecEngine, EventsCarryTheStepDuringWhoseSettlingTheyHappen) {

@@ -78,31 +78,26 @@ class Search {
       return finish();
     }
     canonical_only_ = false;
-    for (;;) {
+    // I-26: first the schedules in which every step begins at once, then those in which at most
+    // one step waits for queued work (any number of units), then two, ...: an implementation that
+    // rarely lets a step wait is explained after a search little larger than without those
+    // points (as context-bounded model checkers bound preemptions). A round that never met its
+    // bound searched everything: its verdict is final.
+    for (early_bound_ = 0;; ++early_bound_) {
+      nodes_.clear();
+      early_bound_hit_ = false;
+      // Each round may spend half of what is left, so that a log that needs a waiting step is
+      // not kept from the next round by a long search of the schedules without one. A round cut
+      // short says nothing final: a later round's schedules include its own.
+      const std::uint64_t left = options_.max_runs - std::min(options_.max_runs, report_.runs);
+      round_limit_ = report_.runs + std::max<std::uint64_t>(left / 2, 1);
+      report_.verdict = search_within_bound();
+      if (report_.verdict == Verdict::Allowed) return finish();
       if (report_.runs >= options_.max_runs) {
         report_.verdict = Verdict::Unknown;
         break;
       }
-      Outcome outcome;
-      try {
-        outcome = replay(nodes_.size(), /*probe=*/false);
-      } catch (const BudgetSpent&) {
-        report_.verdict = Verdict::Unknown;
-        break;
-      }
-      if (outcome.complete) {
-        report_.verdict = Verdict::Allowed;
-        for (const Node& n : nodes_) report_.schedule.push_back(n.names[n.at]);
-        return finish();
-      }
-      // Backtrack: the deepest choice point with a live alternative not tried yet.
-      while (!nodes_.empty() && nodes_.back().at + 1 >= nodes_.back().order.size())
-        nodes_.pop_back();
-      if (nodes_.empty()) {
-        report_.verdict = Verdict::NotAllowed;
-        break;
-      }
-      ++nodes_.back().at;
+      if (report_.verdict == Verdict::NotAllowed && !early_bound_hit_) break;
     }
     report_.divergence = best_;
     if (report_.divergence) {
@@ -111,6 +106,30 @@ class Search {
       steps.erase(std::unique(steps.begin(), steps.end()), steps.end());
     }
     return finish();
+  }
+
+  // Depth first over the schedules in which at most early_bound_ steps wait for queued work (I-26).
+  Verdict search_within_bound() {
+    for (;;) {
+      if (report_.runs >= round_limit_) return Verdict::Unknown;
+      Outcome outcome;
+      try {
+        outcome = replay(nodes_.size(), /*probe=*/false);
+      } catch (const BudgetSpent&) {
+        return Verdict::Unknown;
+      }
+      if (outcome.complete) {
+        report_.verdict = Verdict::Allowed;
+        for (const Node& n : nodes_)
+          if (n.names[n.at] != "step") report_.schedule.push_back(n.names[n.at]);
+        return Verdict::Allowed;
+      }
+      // Backtrack: the deepest choice point with a live alternative not tried yet.
+      while (!nodes_.empty() && nodes_.back().at + 1 >= nodes_.back().order.size())
+        nodes_.pop_back();
+      if (nodes_.empty()) return Verdict::NotAllowed;
+      ++nodes_.back().at;
+    }
   }
 
   Report finish() {
@@ -164,13 +183,13 @@ class Search {
     std::size_t met = 0;  // choice points met in this replay
     bool dead = false;    // the path or the probed segment logged an event not observed next
     const auto check_events = [&] {
-      if (advance(progress, world.event_log(), &steps)) return;
+      if (advance(progress, world.event_log(), &steps) && steps_still_reachable(progress, world))
+        return;
       if (phase != Phase::Continue) dead = true;  // a straying continuation only scores lower
       throw Stop{};
     };
-    world.set_chooser([&](const spec::World::ChoicePoint& point) -> std::size_t {
-      check_events();
-      steps.clear();
+    // What the current path, the probe or the canonical policy takes at a choice point.
+    const auto decide = [&](const spec::World::ChoicePoint& point) -> std::size_t {
       ++report_.choice_points;
       const std::size_t here = met++;
       if (canonical_only_) {
@@ -195,6 +214,27 @@ class Search {
       nodes_.push_back(std::move(node));
       ++depth;
       return nodes_[here].order[0];
+    };
+    // I-26: the steps this replay let wait for queued work, and the last of them. Once a step
+    // waits, more units before it cost nothing more.
+    std::size_t late_steps = 0;
+    int late_step = -1;
+    world.offer_early_units(true);
+    world.set_chooser([&](const spec::World::ChoicePoint& point) -> std::size_t {
+      check_events();
+      steps.clear();
+      const bool waits_already = point.before_step && world.current_step() == late_step;
+      if (point.before_step && !waits_already && (canonical_only_ || late_steps >= early_bound_)) {
+        // Not a choice point of this round: the step begins.
+        if (!canonical_only_) early_bound_hit_ = true;
+        return 0;
+      }
+      const std::size_t picked = decide(point);
+      if (point.before_step && picked != 0 && !waits_already) {
+        ++late_steps;
+        late_step = world.current_step();
+      }
+      return picked;
     });
     world.set_before_unit_observer([&](const std::string&, std::uint64_t, int) {
       check_events();
@@ -256,7 +296,7 @@ class Search {
     // log; then canonical order.
     std::vector<std::tuple<bool, std::size_t, std::size_t, std::size_t>> live;
     for (std::size_t rank = 0; rank < all.size(); ++rank) {
-      if (report_.runs >= options_.max_runs) throw BudgetSpent{};
+      if (report_.runs >= round_limit_) throw BudgetSpent{};
       const Outcome o = replay(depth, /*probe=*/true, rank);
       if (o.alive) live.emplace_back(!o.complete, kSilent - o.matched, o.first_event, rank);
     }
@@ -294,6 +334,23 @@ class Search {
       }
       if (steps) note_divergence(e.agent, k, total(p), &e, *steps);
       return false;
+    }
+    return true;
+  }
+
+  // The model stamps every event with the latest top-level step begun (I-3), so once step s has
+  // begun, an observed event of an earlier step that is still unexplained never will be: the
+  // replay is dead at once, not at the agent's next event, which may come much later (noted as a
+  // divergence: the model went on without it).
+  bool steps_still_reachable(Progress& p, const spec::World& world) {
+    if (!options_.compare_steps) return true;
+    for (const std::string& agent : order_) {
+      const auto& mine = by_agent_[agent];
+      const std::size_t k = p.matched[agent];
+      if (k < mine.size() && observed_.events[mine[k]].step < world.current_step()) {
+        note_divergence(agent, k, total(p), nullptr, {});
+        return false;
+      }
     }
     return true;
   }
@@ -350,6 +407,9 @@ class Search {
   std::vector<std::string> order_;  // agents in the order the observed log first names them
   std::vector<Node> nodes_;         // the current path of the search tree
   bool canonical_only_ = false;     // the first replay: the canonical policy throughout
+  std::size_t early_bound_ = 0;     // this round's: steps that wait for queued work, at most (I-26)
+  bool early_bound_hit_ = false;    // this round met a point its bound closed
+  std::uint64_t round_limit_ = 0;   // the replays this round may reach (report_.runs)
   std::vector<std::string> canonical_schedule_;
   std::optional<Divergence> best_;
   spec::World* current_world_ = nullptr;  // of the replay running now

@@ -134,6 +134,7 @@ void Runner::unload(Env* env) {
 
 void Runner::run_top_level(int index, const Action& step) {
   rt_.set_step(index);
+  rt_.before_step();  // I-26
   if (step.op == Op::AdvanceTime) {
     rt_.advance_time(step.ms);
     return;

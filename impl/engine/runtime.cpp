@@ -306,35 +306,60 @@ void Runtime::collect_units() {
   maybe_busy_.resize(kept);
 }
 
-std::size_t Runtime::choose() {
-  if (units_.size() == 1) return 0;
+// The units of units_ that `pin` names, into candidates_, the one canonical() picks among
+// several (except for "locks", which is then ambiguous); a pin naming none or several is an error
+// at /schedule/<next_pin_>, listing the runnable units (with `prefix`, as that pin spells them).
+void Runtime::match_pin(const std::string& pin, const std::string& full_pin,
+                        const std::string& prefix) {
   std::vector<std::size_t>& candidates = candidates_;
   candidates.clear();
+  const bool any_lock_queue = pin == "locks";
+  const bool whole_loop = pin.rfind("loop:", 0) == 0 && pin.find('/') == std::string::npos;
+  for (std::size_t i = 0; i < units_.size(); ++i) {
+    const std::string& n = *units_[i].name;
+    const bool match =
+        any_lock_queue ? units_[i].kind == Unit::Kind::Locks
+                       : n == pin || (whole_loop && n.size() > pin.size() &&
+                                      n.compare(0, pin.size(), pin) == 0 && n[pin.size()] == '/');
+    if (match) candidates.push_back(i);
+  }
+  if (candidates.size() > 1 && !any_lock_queue) candidates.assign(1, canonical(candidates));
+  if (candidates.empty() || (any_lock_queue && candidates.size() > 1)) {
+    std::vector<std::string> runnable;
+    for (const Unit& u : units_) runnable.push_back(prefix + *u.name);
+    throw ReplayFailure{bad_pin(next_pin_, full_pin, !candidates.empty(), std::move(runnable))};
+  }
+}
+
+std::size_t Runtime::choose() {
+  if (units_.size() == 1) return 0;
   if (next_pin_ < pinned_.size()) {
     const std::string& pin = pinned_[next_pin_];
-    const bool any_lock_queue = pin == "locks";
-    const bool whole_loop = pin.rfind("loop:", 0) == 0 && pin.find('/') == std::string::npos;
-    for (std::size_t i = 0; i < units_.size(); ++i) {
-      const std::string& n = *units_[i].name;
-      const bool match =
-          any_lock_queue ? units_[i].kind == Unit::Kind::Locks
-                         : n == pin || (whole_loop && n.size() > pin.size() &&
-                                        n.compare(0, pin.size(), pin) == 0 && n[pin.size()] == '/');
-      if (match) candidates.push_back(i);
-    }
-    if (candidates.size() > 1 && !any_lock_queue) candidates.assign(1, canonical(candidates));
-    if (candidates.empty() || (any_lock_queue && candidates.size() > 1)) {
-      std::vector<std::string> runnable;
-      for (const Unit& u : units_) runnable.push_back(*u.name);
-      throw ReplayFailure{bad_pin(next_pin_, pin, !candidates.empty(), std::move(runnable))};
-    }
+    match_pin(pin, pin, "");
     ++next_pin_;
   } else {
-    for (std::size_t i = 0; i < units_.size(); ++i) candidates.push_back(i);
+    candidates_.clear();
+    for (std::size_t i = 0; i < units_.size(); ++i) candidates_.push_back(i);
   }
-  const std::size_t best = canonical(candidates);
+  const std::size_t best = canonical(candidates_);
   choices_.push_back(units_[best].name);
   return best;
+}
+
+// I-26: before a step, what earlier steps left queued may run first, as "early:<unit>" pins say
+// (canonically, and at any other pin, the step begins at once).
+void Runtime::before_step() {
+  static const std::string kEarly = "early:";
+  while (next_pin_ < pinned_.size() && pinned_[next_pin_].rfind(kEarly, 0) == 0) {
+    collect_units();
+    if (units_.empty()) return;
+    const std::string& pin = pinned_[next_pin_];
+    match_pin(pin.substr(kEarly.size()), pin, kEarly);
+    ++next_pin_;
+    const Unit unit = units_[candidates_.front()];
+    choices_.push_back(&early_names_.emplace_back(kEarly + *unit.name));
+    run_unit(unit);
+  }
 }
 
 // The canonical policy (I-1, I-2, I-17): per loop, the scheduler's task goes ahead of the loop's

@@ -206,6 +206,8 @@ class Runtime {
     checkpoint(*env->loop);
   }
   void settle();
+  // Before a top-level step: the units "early:" pins name run first (I-26).
+  void before_step();
   void advance_time(std::uint64_t ms);
   void terminate(Env* env);
   // The window's document is no longer fully active: its tasks will never be runnable (I-9), so
@@ -252,6 +254,7 @@ class Runtime {
   // choose() with no pin left: the canonical unit of units_ (not empty), in one pass.
   std::size_t choose_canonically();
   std::size_t choose();
+  void match_pin(const std::string& pin, const std::string& full_pin, const std::string& prefix);
   std::size_t canonical(const std::vector<std::size_t>& candidates) const;
   void run_unit(const Unit& unit);
   void checkpoint(Loop& loop);
@@ -280,6 +283,7 @@ class Runtime {
   // The units chosen, as their names (which stay put: lock queues in a map, loops' in deques);
   // spelled out only when asked for, not on every unit.
   std::vector<const std::string*> choices_;
+  std::deque<std::string> early_names_;  // "early:<unit>" of the units before_step() ran
   std::vector<std::size_t> candidates_;  // choose()'s, kept to reuse its storage
   std::vector<Unit> units_;
   // Loops that may have a task, a scheduler task or an idle callback, in loop order. A loop gains

@@ -159,14 +159,7 @@ std::size_t World::choose(const std::vector<Unit>& units) {
   std::string pin;
   if (next_pin_ < pinned_.size()) {
     pin = pinned_[next_pin_];
-    for (std::size_t i = 0; i < units.size(); ++i) {
-      const std::string& n = units[i].name;
-      bool match = pin == "locks" ? units[i].queue != nullptr
-                                  : n == pin || (pin.rfind("loop:", 0) == 0 &&
-                                                 pin.find('/') == std::string::npos &&
-                                                 n.rfind(pin + "/", 0) == 0);
-      if (match) candidates.push_back(i);
-    }
+    candidates = matching(units, pin);
     if (candidates.size() > 1 && pin != "locks") candidates = {canonical(units, candidates)};
     if (candidates.empty() || (pin == "locks" && candidates.size() > 1)) {
       std::vector<std::string> runnable;
@@ -192,6 +185,20 @@ std::size_t World::choose(const std::vector<Unit>& units) {
   std::size_t best = canonical(units, candidates);
   choices_taken_.push_back(units[best].name);
   return best;
+}
+
+std::vector<std::size_t> World::matching(const std::vector<Unit>& units,
+                                         const std::string& pin) const {
+  std::vector<std::size_t> found;
+  for (std::size_t i = 0; i < units.size(); ++i) {
+    const std::string& n = units[i].name;
+    bool match = pin == "locks" ? units[i].queue != nullptr
+                                : n == pin || (pin.rfind("loop:", 0) == 0 &&
+                                               pin.find('/') == std::string::npos &&
+                                               n.rfind(pin + "/", 0) == 0);
+    if (match) found.push_back(i);
+  }
+  return found;
 }
 
 // The canonical policy (I-1, I-2, I-17): each event loop proposes one unit (its scheduler queue
@@ -300,17 +307,59 @@ void World::run_task_now(Environment* environment, Steps steps) {
   perform_a_microtask_checkpoint(loop);
 }
 
+void World::run_chosen_unit(const Unit& unit) {
+  if (before_unit_) before_unit_(unit.name, unit.seq, unit.effective_priority);
+  run_unit(unit);
+  if (unit_observer_) unit_observer_();
+}
+
 void World::settle() {
   // Every trace is finite and no op loops, so this bound only catches a model defect.
   for (std::uint64_t guard = 0; guard < 100'000'000; ++guard) {
     std::vector<Unit> units = runnable_units();
     if (units.empty()) return;
-    const Unit& unit = units[choose(units)];
-    if (before_unit_) before_unit_(unit.name, unit.seq, unit.effective_priority);
-    run_unit(unit);
-    if (unit_observer_) unit_observer_();
+    run_chosen_unit(units[choose(units)]);
   }
   throw InternalError("the world did not settle within 10^8 units");
+}
+
+// I-26: the step's task is queued when the trace says, and its event loop, the other loops and
+// the lock task queues may each run what is already queued before it. Canonically the step runs
+// at once; a schedule says otherwise with "early:" pins, a chooser at the points offered to it.
+void World::before_step() {
+  static const std::string kEarly = "early:";
+  for (;;) {
+    std::vector<Unit> units = runnable_units();
+    if (units.empty()) return;
+    std::size_t picked = 0;  // 0: begin the step; i > 0: units[i - 1] first
+    if (next_pin_ < pinned_.size()) {
+      const std::string& pin = pinned_[next_pin_];
+      if (pin.rfind(kEarly, 0) != 0) return;
+      const std::string named = pin.substr(kEarly.size());
+      std::vector<std::size_t> found = matching(units, named);
+      if (found.size() > 1 && named != "locks") found = {canonical(units, found)};
+      if (found.size() != 1) {
+        std::vector<std::string> runnable;
+        for (const Unit& u : units) runnable.push_back(kEarly + u.name);
+        throw ReplayError{bad_pin(next_pin_, pin, !found.empty(), std::move(runnable))};
+      }
+      ++next_pin_;
+      picked = found[0] + 1;
+    } else if (chooser_ && offer_early_units_) {
+      ChoicePoint point;
+      point.before_step = true;
+      point.names.push_back("step");
+      for (const Unit& u : units) point.names.push_back(kEarly + u.name);
+      for (std::size_t i = 0; i < point.names.size(); ++i) point.proposals.push_back(i);
+      picked = chooser_(point);
+      if (picked >= point.names.size())
+        throw InternalError("a chooser picked " + std::to_string(picked) + " of " +
+                            std::to_string(point.names.size()) + " before a step");
+    }
+    if (picked == 0) return;
+    choices_taken_.push_back(kEarly + units[picked - 1].name);
+    run_chosen_unit(units[picked - 1]);
+  }
 }
 
 void World::advance_time(std::uint64_t ms) {

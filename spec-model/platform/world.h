@@ -117,6 +117,12 @@ class World {
   void run_task_now(Environment* environment, Steps steps);
   // Runs units until nothing is runnable (the trace's "settle").
   void settle();
+  // Before a top-level step (I-26): what earlier steps left queued may run first. A pin
+  // "early:<unit>" runs that unit and asks again; any other pin, or none, begins the step. Once
+  // the pins are used up, a chooser offered these points (offer_early_units) may pick a unit.
+  void before_step();
+  // Whether a chooser is handed the choice points before_step() meets (off: the step begins).
+  void offer_early_units(bool offer) { offer_early_units_ = offer; }
   // advanceTime (I-4)
   void advance_time(std::uint64_t ms);
   std::uint64_t now() const { return now_; }
@@ -144,6 +150,9 @@ class World {
     std::vector<std::string> names;
     std::vector<std::size_t> proposals;
     std::size_t canonical = 0;
+    // I-26: a point before a step, where names[0] is "step" (begin it: canonical) and the other
+    // names are "early:<unit>"; those the chooser picks are the only ones choices_taken() lists.
+    bool before_step = false;
   };
   using Chooser = std::function<std::size_t(const ChoicePoint&)>;
   // Once the pins are used up, a chooser, if set, decides every choice point instead of the
@@ -164,6 +173,9 @@ class World {
   void run_unit(const Unit& unit);
   void perform_a_microtask_checkpoint(EventLoop& loop);
   std::size_t choose(const std::vector<Unit>& units);
+  // The units a pin names (one, or every lock task queue for "locks"); empty when none.
+  std::vector<std::size_t> matching(const std::vector<Unit>& units, const std::string& pin) const;
+  void run_chosen_unit(const Unit& unit);
   std::size_t canonical(const std::vector<Unit>& units,
                         const std::vector<std::size_t>& candidates) const;
   std::vector<std::size_t> proposals(const std::vector<Unit>& units,
@@ -188,6 +200,7 @@ class World {
   std::function<void()> unit_observer_;
   BeforeUnit before_unit_;
   Chooser chooser_;
+  bool offer_early_units_ = false;
   int current_step_ = 0;
   Log log_;
   SchedulerTaskSource* schedulers_ = nullptr;

@@ -38,6 +38,7 @@ RunResult TraceRunner::run() {
 
 void TraceRunner::run_top_level(int index, const Action& step) {
   world_.set_current_step(index);
+  world_.before_step();  // I-26: what a "settle": false step left queued may go first
   if (step.op == Op::AdvanceTime) {
     world_.advance_time(step.ms);  // I-4: settles after every instant at which timers fire
     if (after_step_) after_step_(index);

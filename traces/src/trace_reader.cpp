@@ -659,7 +659,10 @@ class TraceReader {
     for (std::size_t i = 0; i < j.size(); ++i) {
       std::string p = child("/schedule", i);
       if (!j[i].is_string()) fail(p, "a choice is a string, got " + type_name(j[i]));
-      std::string c = j[i].get<std::string>();
+      const std::string pin = j[i].get<std::string>();
+      // I-26: "early:<choice>" runs that unit before the next step instead of at a choice point.
+      const bool early = pin.rfind("early:", 0) == 0;
+      const std::string c = early ? pin.substr(6) : pin;
       bool ok = false;
       if (c == "locks")
         ok = true;
@@ -673,11 +676,11 @@ class TraceReader {
         for (const Agent& a : trace_.agents) ok = ok || a.event_loop == loop;
         if (!ok) fail(p, "no event loop named " + show(loop));
       } else {
-        fail(p, "unknown choice " + show(c) +
+        fail(p, "unknown choice " + show(pin) +
                     " (expected \"locks\", \"locks:<partition>\", \"loop:<L>\" or \"loop:<L>/<task "
-                    "source>\")");
+                    "source>\", each also after \"early:\")");
       }
-      trace_.schedule.push_back(c);
+      trace_.schedule.push_back(pin);
     }
   }
 };
