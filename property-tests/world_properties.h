@@ -21,7 +21,7 @@ void every_request_ends_at_most_once_after_its_callback();
 void the_model_keeps_its_invariants_at_every_unit();
 void check_allows_every_log_the_model_produces();
 void check_never_rejects_a_log_the_model_produces();
-void check_allows_model_logs_with_early_units();
+void check_never_rejects_model_logs_with_early_units();
 
 // Every property above, by name.
 const std::vector<Property>& world_properties();

@@ -37,8 +37,8 @@ RC_GTEST_PROP(Worlds, CheckNeverRejectsALogTheModelProduces, ()) {
   check_never_rejects_a_log_the_model_produces();
 }
 
-RC_GTEST_PROP(Worlds, CheckAllowsModelLogsWithEarlyUnits, ()) {
-  check_allows_model_logs_with_early_units();
+RC_GTEST_PROP(Worlds, CheckNeverRejectsModelLogsWithEarlyUnits, ()) {
+  check_never_rejects_model_logs_with_early_units();
 }
 
 }  // namespace

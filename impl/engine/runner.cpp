@@ -40,6 +40,7 @@ Runner::Runner(const Trace& trace)
       rt_(trace),
       locks_(rt_, *this, trace.readings.released_promise),
       scheduling_(rt_, *this, trace.readings.stale_removal) {
+  settling_steps_ = settling_steps(trace_.steps);
   step_envs_.reserve(trace_.steps.size());  // looked up once, not by id on every step
   for (const Action& step : trace_.steps) step_envs_.push_back(rt_.env(step.agent));
   named_.reserve(trace_.steps.size());
@@ -133,8 +134,10 @@ void Runner::unload(Env* env) {
 }
 
 void Runner::run_top_level(int index, const Action& step) {
+  // I-26: queued work the pins run first carries the settling step under way, as in the model.
+  rt_.set_step(settling_steps_[static_cast<std::size_t>(index)]);
+  rt_.before_step();
   rt_.set_step(index);
-  rt_.before_step();  // I-26
   if (step.op == Op::AdvanceTime) {
     rt_.advance_time(step.ms);
     return;

@@ -406,8 +406,7 @@ void World::pin_choices(std::vector<std::string> choices) {
 
 void World::log(Environment* environment, std::string event,
                 std::vector<std::pair<std::string, Value>> members) {
-  log_.events.push_back(
-      Event{current_step_, environment->id, std::move(event), std::move(members)});
+  log_.events.push_back(Event{stamp_step_, environment->id, std::move(event), std::move(members)});
 }
 
 }  // namespace lockstep::spec

@@ -160,8 +160,11 @@ class World {
   void set_chooser(Chooser chooser) { chooser_ = std::move(chooser); }
 
   // The log and the step the events belong to.
-  void set_current_step(int step) { current_step_ = step; }
+  // The latest top-level step begun, which stamps what is logged from now on (I-3) unless
+  // set_stamp_step says otherwise until the next set_current_step.
+  void set_current_step(int step) { current_step_ = stamp_step_ = step; }
   int current_step() const { return current_step_; }
+  void set_stamp_step(int step) { stamp_step_ = step; }
   void log(Environment* environment, std::string event,
            std::vector<std::pair<std::string, Value>> members);
   Log& event_log() { return log_; }
@@ -202,6 +205,7 @@ class World {
   Chooser chooser_;
   bool offer_early_units_ = false;
   int current_step_ = 0;
+  int stamp_step_ = 0;
   Log log_;
   SchedulerTaskSource* schedulers_ = nullptr;
 };

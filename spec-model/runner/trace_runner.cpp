@@ -24,6 +24,7 @@ TraceRunner::TraceRunner(const Trace& trace)
     if (!a.id.empty()) definitions_[a.id] = &a;
   });
   world_.pin_choices(trace_.schedule);
+  settling_steps_ = settling_steps(trace_.steps);
 }
 
 RunResult TraceRunner::run() {
@@ -37,8 +38,11 @@ RunResult TraceRunner::run() {
 }
 
 void TraceRunner::run_top_level(int index, const Action& step) {
+  // I-26: what a "settle": false step left queued may go first. Its events belong to the settling
+  // under way (traces/README.md): that of the first step from here on that settles.
+  world_.set_stamp_step(settling_steps_[static_cast<std::size_t>(index)]);
+  world_.before_step();
   world_.set_current_step(index);
-  world_.before_step();  // I-26: what a "settle": false step left queued may go first
   if (step.op == Op::AdvanceTime) {
     world_.advance_time(step.ms);  // I-4: settles after every instant at which timers fire
     if (after_step_) after_step_(index);

@@ -67,6 +67,7 @@ class TraceRunner : public ScriptHost {
   WebLocks locks_;
   Scheduling scheduling_;
   std::map<std::string, const Action*> definitions_;
+  std::vector<int> settling_steps_;  // each step's settling step (I-26: what waits before it)
   std::map<std::string, Promise*> promises_;         // request, query, newPromise ids
   std::map<std::string, Promise*> pending_results_;  // callbacks that returned {"pending": true}
   std::map<std::string, AbortSignal*> signals_;

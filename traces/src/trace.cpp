@@ -139,4 +139,14 @@ std::vector<Readings> Trace::readings_that_matter() const {
   return all;
 }
 
+std::vector<int> settling_steps(const std::vector<Action>& steps) {
+  std::vector<int> out(steps.size());
+  int next = static_cast<int>(steps.size()) - 1;
+  for (std::size_t i = steps.size(); i-- > 0;) {
+    if (steps[i].settle) next = static_cast<int>(i);
+    out[i] = next;
+  }
+  return out;
+}
+
 }  // namespace lockstep

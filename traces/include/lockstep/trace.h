@@ -163,6 +163,11 @@ struct Trace {
   std::vector<Readings> readings_that_matter() const;
 };
 
+// For each top-level step, the step whose settling it belongs to (traces/README.md): itself if it
+// settles, else the next step that does, else the last step. What runs while a step waits for
+// queued work (I-26) carries that step's entry, as a runner stamps what arrives then.
+std::vector<int> settling_steps(const std::vector<Action>& steps);
+
 // Calls f on every action, depth first in document order (an action before its nested bodies).
 template <class F>
 void for_each_action(const std::vector<Action>& actions, F&& f) {
