@@ -140,7 +140,8 @@ std::string per_agent(const Trace& trace, Log log) {
 // `schedule` (the model refuses a pin that names nothing runnable there with an error at
 // /schedule/N). The trace's own schedule is not kept: the page accepts what any schedule allows.
 // The candidates are every unit a choice can name (the lock task queue; each event loop's task
-// sources, scheduler and idle period) and any name a run took.
+// sources, scheduler and idle period), each also as an "early:" pin when a step of the trace does
+// not settle (I-26), and any name a run took.
 constexpr std::size_t kMaxReplays = 4000;
 
 std::optional<Error> add_every_schedules_log(const Engine& engine, Trace& trace,
@@ -150,6 +151,11 @@ std::optional<Error> add_every_schedules_log(const Engine& engine, Trace& trace,
   for (const Agent& a : trace.agents)
     for (const char* source : {"trace", "script", "timer", "web-locks", "scheduler", "idle"})
       units.insert("loop:" + a.event_loop + "/" + source);
+  // I-26: after a step that does not settle, queued units may also run before the next step.
+  const bool steps_may_wait = std::any_of(trace.steps.begin(), trace.steps.end(),
+                                          [](const Action& a) { return !a.settle; });
+  if (steps_may_wait)
+    for (const std::string& unit : std::set<std::string>(units)) units.insert("early:" + unit);
   std::vector<std::vector<std::string>> pending{{}};  // schedule prefixes still to replay
   while (!pending.empty()) {
     trace.schedule = std::move(pending.back());

@@ -338,6 +338,7 @@ export function serveAgent(id, post, listen) {
     } catch (e) {
       post({ lockstep: 'error', agent: id, message: String(e && e.stack || e) });
     }
+    post({ lockstep: 'performed', agent: id, step: data.step });  // settle.mjs, Acks (browsers)
   });
   post({ lockstep: 'ready', agent: id });
 }

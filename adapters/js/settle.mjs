@@ -23,6 +23,46 @@ export class Recorder {
   }
 }
 
+// The browser runner's wait after a step that does not settle (adapters/README.md): the agent
+// says "performed" when the step's script has run (its task's microtasks may still be to come),
+// and the runner hands out the next step only then, so that frames and workers take their steps
+// in the trace's order; what the step left queued may still run before the next one (I-26). The
+// Node and Deno runners do not wait: their agents are threads, and two such steps race as the
+// trace format's "at the same moment" (a polyfill's race between threads shows only then).
+export class Acks {
+  constructor() {
+    this.waiting = new Map();  // "agent step" -> resolve
+  }
+
+  // Resolves when the agent has performed the step, or after limitMs (an agent that hangs is the
+  // replay's to report, not a reason to wait forever).
+  wait(agent, step, limitMs = 3000) {
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, limitMs);
+      this.waiting.set(`${agent} ${step}`, () => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+  }
+
+  performed(agent, step) {
+    const key = `${agent} ${step}`;
+    const resolve = this.waiting.get(key);
+    this.waiting.delete(key);
+    if (resolve) resolve();
+  }
+
+  // An agent that ended (terminated, or its thread died) performs nothing more.
+  ended(agent) {
+    for (const [key, resolve] of this.waiting)
+      if (key.startsWith(`${agent} `)) {
+        this.waiting.delete(key);
+        resolve();
+      }
+  }
+}
+
 // For each step, the step whose settling what happens during it belongs to: itself when it
 // settles, else the next step that does (the last step's index when none does: the final settle).
 export function settlesAt(steps) {

@@ -10,6 +10,7 @@ Usage: engine_corpus.py LOCKSTEP SOURCE_DIR TARGET
 import json
 import os
 import shlex
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -78,7 +79,11 @@ def main():
                 continue
             cause = known["corpus"].get(name)
             if cause is None:
-                failures.append(f"{name}: {outcome} on {TARGET}, and known.json lists no cause {detail}")
+                # Kept for the report: a timing-dependent divergence may not come back.
+                kept = os.path.join(scratch, name.replace("/", "-") + f".{TARGET}.log.json")
+                shutil.copy(log, kept) if os.path.exists(log) else None
+                failures.append(f"{name}: {outcome} on {TARGET}, and known.json lists no cause "
+                                f"{detail} (its log: {kept})")
             else:
                 print(f"known {name}: {outcome} ({cause})")
     for name in known["corpus"].values():

@@ -8,7 +8,7 @@
 // at most LIMIT_MS. An event that a step's own task logs carries that step; any other carries
 // the step being settled when it arrives (traces/README.md).
 import { cannotExpress, schedulingOps } from '../agent.mjs';
-import { Recorder, quiescence, replaySteps } from '../settle.mjs';
+import { Acks, Recorder, quiescence, replaySteps } from '../settle.mjs';
 
 // The scheduler's ops where this browser has them: its windows and workers are the same engine
 // (requestIdleCallback, which only windows have, the trace reader allows only in windows).
@@ -55,11 +55,13 @@ async function main() {
   if (reason) return post({ cannot: reason });
   const origins = [...new Set(trace.agents.filter((a) => a.origin !== 'opaque').map((a) => a.origin))];
   const recorder = new Recorder();
+  const acks = new Acks();
   const agents = new Map();  // id -> {send, end}
   const ready = [];
   const onMessage = (data) => {
     if (!data || !data.lockstep) return;
     if (data.lockstep === 'event') recorder.event(data.agent, data.own, data.event);
+    else if (data.lockstep === 'performed') acks.performed(data.agent, data.step);
     else if (data.lockstep === 'error') recorder.error(`agent ${data.agent}: ${data.message}`);
   };
   addEventListener('message', (m) => onMessage(m.data));
@@ -91,10 +93,16 @@ async function main() {
     quietMs: QUIET_MS, limitMs: LIMIT_MS, turn: () => new Promise((r) => setTimeout(r, 0)),
   });
   await replaySteps(trace.steps, recorder, {
-    perform: (i, step) => {
+    perform: async (i, step) => {
       const agent = agents.get(step.agent);
-      if (step.op === 'terminate' || step.op === 'unload') agent.end();
-      else agent.send({ lockstep: 'perform', step: i, action: step });
+      if (step.op === 'terminate' || step.op === 'unload') {
+        agent.end();
+        acks.ended(step.agent);
+        return;
+      }
+      const performed = step.settle === false ? acks.wait(step.agent, i) : null;
+      agent.send({ lockstep: 'perform', step: i, action: step });
+      await performed;
     },
     settle,
   });
