@@ -42,21 +42,25 @@ class Server(http.server.ThreadingHTTPServer):
         super().server_bind()
 
 
+class QuietHandler(http.server.BaseHTTPRequestHandler):
+    """A request handler that logs nothing and answers with send()."""
+
+    def log_message(self, *_):
+        pass
+
+    def send(self, code, body, kind="text/plain"):
+        self.send_response(code)
+        self.send_header("Content-Type", kind)
+        self.send_header("Access-Control-Allow-Origin", "*")  # the opaque frame's imports
+        self.send_header("Cache-Control", "no-store")
+        self.end_headers()
+        self.wfile.write(body)
+
+
 def serve(trace, result, done):
     """Starts the server in a thread; returns it."""
 
-    class Handler(http.server.BaseHTTPRequestHandler):
-        def log_message(self, *_):
-            pass
-
-        def send(self, code, body, kind="text/plain"):
-            self.send_response(code)
-            self.send_header("Content-Type", kind)
-            self.send_header("Access-Control-Allow-Origin", "*")  # the opaque frame's imports
-            self.send_header("Cache-Control", "no-store")
-            self.end_headers()
-            self.wfile.write(body)
-
+    class Handler(QuietHandler):
         def do_GET(self):
             path = self.path.split("?")[0]
             if path == "/trace":
@@ -212,17 +216,7 @@ class Driver:
         self.finished = set()
         driver = self
 
-        class Handler(http.server.BaseHTTPRequestHandler):
-            def log_message(self, *_):
-                pass
-
-            def send(self, code, body, kind="text/plain"):
-                self.send_response(code)
-                self.send_header("Content-Type", kind)
-                self.send_header("Cache-Control", "no-store")
-                self.end_headers()
-                self.wfile.write(body)
-
+        class Handler(QuietHandler):
             def do_GET(self):
                 path, _, query = self.path.partition("?")
                 params = urllib.parse.parse_qs(query)
