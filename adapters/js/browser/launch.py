@@ -20,6 +20,7 @@ import itertools
 import json
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -210,6 +211,7 @@ class Driver:
     `generation` in its URL) is told to stop, so that it never takes a later trace's URL."""
 
     def __init__(self):
+        self.browser = None  # the one its page runs in, stopped by stop_browser()
         self.lock = threading.Condition()
         self.generation = 0
         self.job = None  # (id, url) not yet taken
@@ -237,6 +239,11 @@ class Driver:
 
         self.server = Server(("::", 0), Handler)
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def stop_browser(self):
+        if self.browser:
+            self.browser.stop()
+            self.browser = None
 
     def url(self):
         return (f"http://127.0.0.1:{self.server.server_address[1]}/browser/driver.html"
@@ -280,6 +287,17 @@ def serve_traces(name, command, timeout, env, page, restart_every):
     that times out, or whose browser has died, gets a fresh browser, as does every
     `restart_every`-th trace."""
     driver = Driver()
+    # Ended by a signal (a campaign stopped by hand), the browser goes too, not orphaned.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
+    try:
+        return serve_requests(name, command, timeout, env, page, restart_every, driver)
+    finally:
+        driver.stop_browser()
+        driver.server.shutdown()
+
+
+def serve_requests(name, command, timeout, env, page, restart_every, driver):
+    """serve_traces' loop: one answer per request line until stdin ends."""
     browser = None
     used = 0
     for job_id in itertools.count():
@@ -298,11 +316,11 @@ def serve_traces(name, command, timeout, env, page, restart_every):
                 answer = failed
             else:
                 if browser and (browser.process.poll() is not None or used >= restart_every):
-                    browser.stop()
+                    driver.stop_browser()
                     browser = None
                 if not browser:
                     driver.new_generation()
-                    browser = Browser(name, command, driver.url(), env)
+                    browser = driver.browser = Browser(name, command, driver.url(), env)
                     used = 0
                 used += 1
                 result = {}
@@ -313,12 +331,9 @@ def serve_traces(name, command, timeout, env, page, restart_every):
                 driver.finish(job_id)
                 server.shutdown()
                 if not finished:  # the browser may be stuck: the next trace gets a new one
-                    browser.stop()
+                    driver.stop_browser()
                     browser = None
                 answer = outcome(result, finished, timeout, log_path)
         sys.stdout.write(json.dumps({"exit": answer[0], "message": answer[1]}) + "\n")
         sys.stdout.flush()
-    if browser:
-        browser.stop()
-    driver.server.shutdown()
     return 0
