@@ -30,7 +30,7 @@ Runtime::Runtime(const Trace& trace)
   for (auto& [partition, queue] : lock_queues_) lock_queue_list_.push_back(&queue);
   for (auto& env : envs_) env->lock_queue = &lock_queues_.at(env->agent->partition);
   // Replays log about one event per step: one allocation up front instead of ~20 doublings.
-  log_.events.reserve(trace.steps.size());
+  log_.events.reserve(trace.steps.size() + trace.steps.size() / 4);
 }
 
 Runtime::~Runtime() = default;
@@ -202,6 +202,7 @@ void Runtime::queue_task(Env* env, const char* source, Job job) {
     it = std::prev(loop.queues.end());
   }
   it->tasks.push_back(LoopTask{next_seq_++, env, std::move(job)});
+  ++loop.queued_tasks;
   wake(loop);
 }
 
@@ -257,16 +258,22 @@ void Runtime::checkpoint(Loop& loop) {
 void Runtime::terminate(Env* env) {
   env->terminated = true;
   Loop& loop = *env->loop;
-  for (auto& queue : loop.queues)
-    queue.tasks.erase_if([&](const LoopTask& t) { return t.env == env; });
+  drop_tasks_of(loop, env);
   loop.microtasks.erase_if([&](const Loop::Microtask& m) { return m.env == env; });
 }
 
 void Runtime::unload(Env* env) {
   env->fully_active = false;
   if (!env->is_window) return;
-  for (auto& queue : env->loop->queues)
+  drop_tasks_of(*env->loop, env);
+}
+
+void Runtime::drop_tasks_of(Loop& loop, const Env* env) {
+  loop.queued_tasks = 0;
+  for (auto& queue : loop.queues) {
     queue.tasks.erase_if([&](const LoopTask& t) { return t.env == env; });
+    loop.queued_tasks += queue.tasks.size();
+  }
 }
 
 void Runtime::collect_units() {
@@ -282,7 +289,7 @@ void Runtime::collect_units() {
     const std::size_t l = loop.index;
     const std::size_t before = units_.size();
     bool other_work = false;
-    for (std::size_t q = 0; q < loop.queues.size(); ++q) {
+    for (std::size_t q = 0; loop.queued_tasks != 0 && q < loop.queues.size(); ++q) {
       const auto& tasks = loop.queues[q].tasks;
       if (tasks.empty()) continue;
       units_.push_back(Unit{Unit::Kind::Task, l, q, tasks.front().seq, -1, &loop.unit_names[q]});
@@ -411,6 +418,7 @@ void Runtime::run_unit(const Unit& unit) {
       auto& tasks = loop.queues[unit.queue].tasks;
       LoopTask task = std::move(tasks.front());
       tasks.pop_front();
+      --loop.queued_tasks;
       task.job();
       checkpoint(loop);
       return;

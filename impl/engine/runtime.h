@@ -69,6 +69,7 @@ struct Loop {
     RingQueue<LoopTask> tasks;
   };
   std::deque<SourceQueue> queues;
+  std::size_t queued_tasks = 0;  // over all of `queues`: collect_units() skips a loop at 0
   struct Microtask {
     Env* env;
     // The continuation state the microtask carries and makes current while it runs (scheduling's
@@ -242,6 +243,7 @@ class Runtime {
   std::vector<std::string> take_choices() const;
 
  private:
+  void drop_tasks_of(Loop& loop, const Env* env);  // an ended agent's tasks leave its loop
   struct Unit {
     enum class Kind : std::uint8_t { Locks, Task, Scheduler, Idle } kind;
     std::size_t index;  // lock queue or loop index

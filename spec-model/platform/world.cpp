@@ -329,6 +329,11 @@ void World::settle() {
 void World::before_step() {
   static const std::string kEarly = "early:";
   for (;;) {
+    // Only an "early:" pin or a chooser offered these points can run a unit here; without either
+    // the step begins at once, and listing the runnable units would be wasted work.
+    const bool pinned_early =
+        next_pin_ < pinned_.size() && pinned_[next_pin_].rfind(kEarly, 0) == 0;
+    if (!pinned_early && !(next_pin_ >= pinned_.size() && chooser_ && offer_early_units_)) return;
     std::vector<Unit> units = runnable_units();
     if (units.empty()) return;
     std::size_t picked = 0;  // 0: begin the step; i > 0: units[i - 1] first
