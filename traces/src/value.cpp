@@ -34,16 +34,22 @@ Value Value::string(std::string s) {
 Value Value::array(std::vector<Value> items) {
   Value v;
   v.kind_ = Kind::Array;
-  if (!items.empty())
-    v.compound_ = std::make_shared<const Compound>(Compound{{}, std::move(items), {}});
+  if (!items.empty()) {
+    auto compound = std::make_shared<Compound>();
+    compound->items = std::move(items);
+    v.compound_ = std::move(compound);
+  }
   return v;
 }
 
 Value Value::object(std::vector<std::pair<std::string, Value>> members) {
   Value v;
   v.kind_ = Kind::Object;
-  if (!members.empty())
-    v.compound_ = std::make_shared<const Compound>(Compound{{}, {}, std::move(members)});
+  if (!members.empty()) {
+    auto compound = std::make_shared<Compound>();  // built in place: no temporary to move from
+    compound->members = std::move(members);
+    v.compound_ = std::move(compound);
+  }
   return v;
 }
 
