@@ -83,6 +83,7 @@ void engines_agree_under_random_schedules() {
   }
   // Each may also be pinned before a step (I-26), where it names the same units.
   for (const std::string& c : std::set<std::string>(names)) names.insert("early:" + c);
+  names.insert("settled");  // I-27: where only idle periods could start, they are put off
   RC_CLASSIFY(names.empty(), "no choice point");
   if (names.empty()) return;
   const std::vector<std::string> vocabulary(names.begin(), names.end());
@@ -113,8 +114,10 @@ Log log_with_random_early_units(Trace trace) {
   spec::TraceRunner runner(trace);
   spec::World& world = runner.world();
   world.offer_early_units(true);
-  int waits = 0, waiting = -1;  // steps that waited, and the one waiting now
+  world.offer_putting_off_idle(true);  // I-27, a third of the time where it is offered
+  int waits = 0, waiting = -1;         // steps that waited, and the one waiting now
   world.set_chooser([&](const spec::World::ChoicePoint& point) -> std::size_t {
+    if (point.idle_only) return *rc::gen::inRange(0, 3) == 0 ? 1 : 0;
     if (!point.before_step) return point.canonical;
     const bool more = world.current_step() == waiting;  // another unit before the same step?
     if (!more && (waits == 2 || *rc::gen::inRange(0, 4) != 0)) return 0;  // the step begins
@@ -161,7 +164,8 @@ void check_allows_every_log_the_model_produces() {
         counterexample("check-does-not-find-a-model-log", trace, explained(trace, report, log)));
 }
 
-// lockstep check on logs in which steps waited for queued work (I-26): never "not allowed". It
+// lockstep check on logs in which steps waited for queued work (I-26), and in which idle periods
+// were put off where only they could start (I-27): never "not allowed". It
 // searches those schedules after the ones where every step begins at once, and finds most within
 // its budget ("explained with early units"); "unknown" is counted, not failed: early units are
 // stamped with the settling step under way, which often fits before several steps, and the
@@ -176,6 +180,8 @@ void check_never_rejects_model_logs_with_early_units() {
   RC_CLASSIFY(std::any_of(report.schedule.begin(), report.schedule.end(),
                           [](const std::string& c) { return c.rfind("early:", 0) == 0; }),
               "explained with early units");
+  RC_CLASSIFY(std::count(report.schedule.begin(), report.schedule.end(), "settled") > 0,
+              "explained with idle periods put off");
   if (report.verdict == check::Verdict::NotAllowed)
     RC_FAIL(counterexample("check-rejects-a-model-log-with-early-units", trace,
                            explained(trace, report, log)));

@@ -153,6 +153,28 @@ TEST(Check, QueuedWorkBeforeTheNextStepIsSearchedAfterTheRest) {
                            [](const auto& pin) { return pin.rfind("early:", 0) == 0; }));
 }
 
+// I-27: a browser that never starts the idle period (Chromium, in a frame of the second origin) is
+// allowed under both profiles, the idle period put off at every settling; with the callback's
+// events stamped one step late it is allowed too.
+TEST(Check, IdlePeriodsPutOffAreSearched) {
+  Case c = corpus_case("scheduling/idle-period-put-off");
+  c.trace.schedule.clear();
+  for (const Profile profile : {Profile::Normative, Profile::Intent}) {
+    Case never = c;
+    never.log.events.resize(1);  // the mark of step 1 alone
+    const Report report = check_ok(never, profile);
+    EXPECT_EQ(report.verdict, Verdict::Allowed);
+    EXPECT_EQ(std::count(report.schedule.begin(), report.schedule.end(), "settled"), 3)
+        << "step 0's, step 1's and the final settling";
+    const Report later = check_ok(c, profile);  // the corpus log, its schedule not given
+    EXPECT_EQ(later.verdict, Verdict::Allowed);
+    EXPECT_EQ(later.schedule, std::vector<std::string>{"settled"});
+  }
+  Case wrong = c;  // the idle callback logged twice: no putting off explains that
+  wrong.log.events.push_back(wrong.log.events[1]);
+  EXPECT_EQ(check_ok(wrong).verdict, Verdict::NotAllowed);
+}
+
 TEST(Check, TheImplEngineFirstGivesTheModelsAnswers) {
   Options model_only;
   model_only.impl_first = false;

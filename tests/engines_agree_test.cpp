@@ -45,7 +45,7 @@ TEST(EnginesAgree, OnEveryCorpusTraceUnderPinnedSchedules) {
     RunOutcome unpinned = make_spec_engine()->run(trace, {});
     ASSERT_TRUE(unpinned.ok()) << path;
     // What a pin can say here: any unit name seen, a whole event loop, any lock task queue.
-    std::set<std::string> names{"locks"};
+    std::set<std::string> names{"locks", "settled"};  // "settled": I-27
     for (const std::string& c : unpinned.result().choices) {
       names.insert(c);
       if (c.rfind("loop:", 0) == 0) names.insert(c.substr(0, c.find('/')));

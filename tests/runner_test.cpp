@@ -131,6 +131,37 @@ TEST(BothEngines, EarlyPinsRunQueuedWorkBeforeTheNextStep) {
   }
 }
 
+// I-27: the pin "settled", where only idle periods could start, ends the settling with the idle
+// callback still queued, on both engines: it runs in a later step's settling, or never. Where
+// other work is runnable the pin names nothing and is refused.
+TEST(BothEngines, SettledPinsPutIdlePeriodsOff) {
+  const std::string head =
+      R"({"format": "lockstep-trace", "version": 1, "agents": [{"id": "A", "kind": "window", "origin": "https://a.test"}], "steps": [
+    {"agent": "A", "op": "requestIdleCallback", "id": "i"},
+    {"agent": "A", "op": "run", "body": [{"op": "mark", "label": "after"}]}], )";
+  for (const auto& engine : {make_spec_engine(), make_impl_engine()}) {
+    auto once = read_trace(head + R"("schedule": ["settled"]})");
+    ASSERT_TRUE(once.ok()) << once.error().to_string();
+    RunOutcome later = engine->run(once.value(), {});
+    ASSERT_TRUE(later.ok()) << later.failure().error.to_string();
+    EXPECT_EQ(summary(later), (std::vector<std::string>{"1 A mark after", "1 A idle"}));
+    EXPECT_EQ(later.result().choices, (std::vector<std::string>{"settled"}));
+    Trace never_run = once.value();
+    never_run.schedule = {"settled", "settled", "settled"};  // step 0's, step 1's, the final one
+    RunOutcome never = engine->run(never_run, {});
+    ASSERT_TRUE(never.ok()) << never.failure().error.to_string();
+    EXPECT_EQ(summary(never), (std::vector<std::string>{"1 A mark after"}));
+    auto busy = read_trace(
+        R"({"format": "lockstep-trace", "version": 1, "agents": [{"id": "A", "kind": "window", "origin": "https://a.test"}, {"id": "B", "kind": "window", "origin": "https://b.test"}], "steps": [
+      {"agent": "B", "op": "postTask", "id": "t", "settle": false},
+      {"agent": "A", "op": "requestIdleCallback", "id": "i"}], "schedule": ["settled"]})");
+    ASSERT_TRUE(busy.ok()) << busy.error().to_string();
+    RunOutcome refused = engine->run(busy.value(), {});  // B's task could run too
+    ASSERT_FALSE(refused.ok());
+    EXPECT_EQ(refused.failure().error.pointer, "/schedule/0");
+  }
+}
+
 TEST(SpecEngine, EventsCarryTheStepDuringWhoseSettlingTheyHappen) {
   RunOutcome o = replay(R"([
     {"agent": "A", "op": "request", "id": "a", "name": "n", "callback": {"result": {"pending": true}}},

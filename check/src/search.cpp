@@ -120,8 +120,9 @@ class Search {
       }
       if (outcome.complete) {
         report_.verdict = Verdict::Allowed;
-        for (const Node& n : nodes_)
-          if (n.names[n.at] != "step") report_.schedule.push_back(n.names[n.at]);
+        for (const Node& n : nodes_)  // beginning a step or starting idle periods pins nothing
+          if (n.names[n.at] != "step" && n.names[n.at] != "idle")
+            report_.schedule.push_back(n.names[n.at]);
         return Verdict::Allowed;
       }
       // Backtrack: the deepest choice point with a live alternative not tried yet.
@@ -220,9 +221,11 @@ class Search {
     std::size_t late_steps = 0;
     int late_step = -1;
     world.offer_early_units(true);
+    world.offer_putting_off_idle(true);  // I-27
     world.set_chooser([&](const spec::World::ChoicePoint& point) -> std::size_t {
       check_events();
       steps.clear();
+      if (point.idle_only && canonical_only_) return 0;  // the canonical schedule starts them
       const bool waits_already = point.before_step && world.current_step() == late_step;
       if (point.before_step && !waits_already && (canonical_only_ || late_steps >= early_bound_)) {
         // Not a choice point of this round: the step begins.

@@ -485,11 +485,23 @@ std::size_t Runtime::choose_canonically() {
 void Runtime::settle() {
   for (std::uint64_t guard = 0; guard < 100'000'000; ++guard) {
     collect_units();
-    if (units_.empty()) return;
+    if (units_.empty() || puts_off_idle_periods()) return;
     const Unit unit = units_[next_pin_ >= pinned_.size() ? choose_canonically() : choose()];
     run_unit(unit);
   }
   throw std::runtime_error("the world did not settle within 10^8 units");
+}
+
+// I-27: where nothing but idle periods could start, the pin "settled" ends the settling with them
+// put off (canonically they start).
+bool Runtime::puts_off_idle_periods() {
+  static const std::string kSettled = "settled";
+  if (next_pin_ >= pinned_.size() || pinned_[next_pin_] != kSettled) return false;
+  for (const Unit& u : units_)
+    if (u.kind != Unit::Kind::Idle) return false;
+  ++next_pin_;
+  choices_.push_back(&kSettled);
+  return true;
 }
 
 void Runtime::advance_time(std::uint64_t ms) {

@@ -243,6 +243,7 @@ class Runtime {
   std::vector<std::string> take_choices() const;
 
  private:
+  bool puts_off_idle_periods();  // I-27: a pinned "settled" where only idle periods could start
   void drop_tasks_of(Loop& loop, const Env* env);  // an ended agent's tasks leave its loop
   struct Unit {
     enum class Kind : std::uint8_t { Locks, Task, Scheduler, Idle } kind;

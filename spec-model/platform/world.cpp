@@ -317,10 +317,38 @@ void World::settle() {
   // Every trace is finite and no op loops, so this bound only catches a model defect.
   for (std::uint64_t guard = 0; guard < 100'000'000; ++guard) {
     std::vector<Unit> units = runnable_units();
-    if (units.empty()) return;
+    if (units.empty() || puts_off_idle_periods(units)) return;
     run_chosen_unit(units[choose(units)]);
   }
   throw InternalError("the world did not settle within 10^8 units");
+}
+
+// I-27: the user agent may put off an idle period (requestidlecallback's start-an-idle-period
+// step 1) for as long as it likes, so where nothing but idle periods could start, the settling
+// may end with the idle callbacks still queued: they may run in a later step's settling, or never.
+// Canonically the idle periods start; the pin "settled" ends the settling there instead.
+bool World::puts_off_idle_periods(const std::vector<Unit>& units) {
+  static const std::string kSettled = "settled";
+  for (const Unit& u : units)
+    if (!u.loop || u.source != kIdleUnit) return false;  // other work is runnable: not this point
+  if (next_pin_ < pinned_.size()) {
+    if (pinned_[next_pin_] != kSettled) return false;
+    ++next_pin_;
+    choices_taken_.push_back(kSettled);
+    return true;
+  }
+  if (!chooser_ || !offer_putting_off_idle_) return false;
+  ChoicePoint point;
+  point.idle_only = true;
+  point.names = {"idle", kSettled};
+  point.proposals = {0, 1};  // a choice the UA is given, not an order the specs recommend
+  const std::size_t picked = chooser_(point);
+  if (picked > 1)
+    throw InternalError("a chooser picked " + std::to_string(picked) +
+                        " of 2 where only idle "
+                        "periods could start");
+  if (picked == 1) choices_taken_.push_back(kSettled);
+  return picked == 1;
 }
 
 // I-26: the step's task is queued when the trace says, and its event loop, the other loops and

@@ -115,8 +115,11 @@ class World {
 
   // Runs the task just queued by the trace (I-3) and its microtask checkpoint.
   void run_task_now(Environment* environment, Steps steps);
-  // Runs units until nothing is runnable (the trace's "settle").
+  // Runs units until nothing is runnable (the trace's "settle"), or until only idle periods could
+  // start and the user agent puts them off (I-27: the pin "settled", or a chooser offered it).
   void settle();
+  // Whether a chooser is handed the points where settling may end with idle periods put off.
+  void offer_putting_off_idle(bool offer) { offer_putting_off_idle_ = offer; }
   // Before a top-level step (I-26): what earlier steps left queued may run first. A pin
   // "early:<unit>" runs that unit and asks again; any other pin, or none, begins the step. Once
   // the pins are used up, a chooser offered these points (offer_early_units) may pick a unit.
@@ -153,6 +156,9 @@ class World {
     // I-26: a point before a step, where names[0] is "step" (begin it: canonical) and the other
     // names are "early:<unit>"; those the chooser picks are the only ones choices_taken() lists.
     bool before_step = false;
+    // I-27: a point where only idle periods could start, with names {"idle", "settled"}: start
+    // them (canonical, listed by nothing) or end the settling without (listed as "settled").
+    bool idle_only = false;
   };
   using Chooser = std::function<std::size_t(const ChoicePoint&)>;
   // Once the pins are used up, a chooser, if set, decides every choice point instead of the
@@ -176,6 +182,8 @@ class World {
   void run_unit(const Unit& unit);
   void perform_a_microtask_checkpoint(EventLoop& loop);
   std::size_t choose(const std::vector<Unit>& units);
+  // I-27: at a point where only idle periods could start, whether the settling ends there.
+  bool puts_off_idle_periods(const std::vector<Unit>& units);
   // The units a pin names (one, or every lock task queue for "locks"); empty when none.
   std::vector<std::size_t> matching(const std::vector<Unit>& units, const std::string& pin) const;
   void run_chosen_unit(const Unit& unit);
@@ -204,6 +212,7 @@ class World {
   BeforeUnit before_unit_;
   Chooser chooser_;
   bool offer_early_units_ = false;
+  bool offer_putting_off_idle_ = false;
   int current_step_ = 0;
   int stamp_step_ = 0;
   Log log_;

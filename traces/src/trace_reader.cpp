@@ -664,7 +664,9 @@ class TraceReader {
       const bool early = pin.rfind("early:", 0) == 0;
       const std::string c = early ? pin.substr(6) : pin;
       bool ok = false;
-      if (c == "locks")
+      if (pin == "settled")  // I-27: the settling ends with idle periods put off
+        ok = true;
+      else if (c == "locks")
         ok = true;
       else if (c.rfind("locks:", 0) == 0) {
         std::string part = c.substr(6);
@@ -678,7 +680,7 @@ class TraceReader {
       } else {
         fail(p, "unknown choice " + show(pin) +
                     " (expected \"locks\", \"locks:<partition>\", \"loop:<L>\" or \"loop:<L>/<task "
-                    "source>\", each also after \"early:\")");
+                    "source>\", each also after \"early:\", or \"settled\")");
       }
       trace_.schedule.push_back(pin);
     }
