@@ -60,8 +60,12 @@ function plainSnapshot(s) {
 
 export class Agent {
   // emit(event): called with each event (no `step`, no `agent`: the runner adds them).
-  constructor(emit) {
+  // taskStarted(): called where a task of the agent's own begins (a postTask or idle callback
+  // invoked, a yield resumed), which proves the step's own task over: a user-blocking task or a
+  // continuation may run ahead of the message and timer that mark that end (serveAgent).
+  constructor(emit, taskStarted = () => {}) {
     this.emit = emit;
+    this.taskStarted = taskStarted;
     this.promises = new Map();   // request, query and newPromise ids
     this.resolvers = new Map();  // newPromise ids and pending callback results
     this.controllers = new Map();  // AbortController and TaskController ids
@@ -77,10 +81,11 @@ export class Agent {
   }
 
   // The reaction attached when the promise is made (the log's `settled` event).
-  observe(id, promise, isQuery) {
+  observe(id, promise, isQuery, onFulfilled = () => {}) {
     this.promises.set(id, promise);
     promise.then(
       (v) => {
+        onFulfilled();
         const e = { event: 'settled', target: id, state: 'fulfilled' };
         if (v !== undefined) e.value = isQuery ? plainSnapshot(v) : toLogValue(v);
         this.emit(e);
@@ -122,7 +127,9 @@ export class Agent {
         await this.promises.get(a.target);
       } else if (a.op === 'yield') {
         const p = scheduler.yield();
-        this.observe(a.id, p, false);  // before the await's own reaction, as the log expects
+        // Before the await's own reaction, as the log expects. A yield fulfils in the task of
+        // its continuation (an abort rejects it in whatever task aborts, maybe the step's own).
+        this.observe(a.id, p, false, this.taskStarted);
         await p;
       } else {
         this.perform(a);
@@ -213,7 +220,10 @@ export class Agent {
   performScheduling(a) {
     switch (a.op) {
       case 'postTask': {
-        const cb = this.callbackFor(a.id, a.callback, () => this.emit({ event: 'task', task: a.id }));
+        const cb = this.callbackFor(a.id, a.callback, () => {
+          this.taskStarted();
+          this.emit({ event: 'task', task: a.id });
+        });
         const options = {};
         if (a.options && a.options.priority) options.priority = a.options.priority;
         if (a.options && a.options.signal) options.signal = this.signals.get(a.options.signal);
@@ -256,7 +266,10 @@ export class Agent {
         return;
       }
       case 'requestIdleCallback': {
-        const cb = this.callbackFor(a.id, a.callback, () => this.emit({ event: 'idle', id: a.id }));
+        const cb = this.callbackFor(a.id, a.callback, () => {
+          this.taskStarted();
+          this.emit({ event: 'idle', id: a.id });
+        });
         requestIdleCallback(() => { cb(); });
         return;
       }
@@ -319,7 +332,8 @@ export function cannotExpress(trace, { ops, features }) {
 // task logs carry the step; the runner stamps the others with the step it is settling.
 export function serveAgent(id, post, listen) {
   let own = null;
-  const agent = new Agent((event) => post({ lockstep: 'event', agent: id, own, event }));
+  const agent = new Agent((event) => post({ lockstep: 'event', agent: id, own, event }),
+    () => { own = null; });
   listen((data) => {
     if (!data || data.lockstep !== 'perform') return;
     own = data.step;

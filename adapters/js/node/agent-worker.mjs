@@ -15,7 +15,8 @@ if (workerData.preload) await import(workerData.preload);
 process.on('unhandledRejection', () => {});
 
 let own = null;  // the step whose own task is running here, or null
-const agent = new Agent((event) => parentPort.postMessage({ type: 'event', own, event }));
+const agent = new Agent((event) => parentPort.postMessage({ type: 'event', own, event }),
+  () => { own = null; });  // a task of its own began: the step's is over
 
 parentPort.on('message', (m) => {
   if (m.type !== 'perform') return;
