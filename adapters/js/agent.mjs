@@ -63,9 +63,12 @@ export class Agent {
   // taskStarted(): called where a task of the agent's own begins (a postTask or idle callback
   // invoked, a yield resumed), which proves the step's own task over: a user-blocking task or a
   // continuation may run ahead of the message and timer that mark that end (serveAgent).
-  constructor(emit, taskStarted = () => {}) {
+  // locksAreTasks: a lock's callback too begins a task of its own (a browser's navigator.locks,
+  // not a polyfill, which may call it from the requesting task).
+  constructor(emit, taskStarted = () => {}, locksAreTasks = false) {
     this.emit = emit;
     this.taskStarted = taskStarted;
+    this.locksAreTasks = locksAreTasks;
     this.promises = new Map();   // request, query and newPromise ids
     this.resolvers = new Map();  // newPromise ids and pending callback results
     this.controllers = new Map();  // AbortController and TaskController ids
@@ -140,10 +143,13 @@ export class Agent {
   perform(a) {
     switch (a.op) {
       case 'request': {
-        const cb = this.callbackFor(a.id, a.callback, (lock) => this.emit({
-          event: 'callback', request: a.id,
-          lock: lock ? { name: lock.name, mode: lock.mode } : null,
-        }));
+        const cb = this.callbackFor(a.id, a.callback, (lock) => {
+          if (this.locksAreTasks) this.taskStarted();
+          this.emit({
+            event: 'callback', request: a.id,
+            lock: lock ? { name: lock.name, mode: lock.mode } : null,
+          });
+        });
         let p;
         try {
           if (a.options) {
@@ -330,10 +336,11 @@ export function cannotExpress(trace, { ops, features }) {
 // The browser agents' side of runner.html's protocol (a window's frame, a dedicated worker; Deno's
 // workers too): `post` sends to the runner, `listen` receives from it. Events that a step's own
 // task logs carry the step; the runner stamps the others with the step it is settling.
-export function serveAgent(id, post, listen) {
+// `locksAreTasks`: the browser's own navigator.locks is in use (Agent's constructor).
+export function serveAgent(id, post, listen, { locksAreTasks = false } = {}) {
   let own = null;
   const agent = new Agent((event) => post({ lockstep: 'event', agent: id, own, event }),
-    () => { own = null; });
+    () => { own = null; }, locksAreTasks);
   listen((data) => {
     if (!data || data.lockstep !== 'perform') return;
     own = data.step;

@@ -11,4 +11,5 @@ try {
   postMessage({ lockstep: 'error', agent: id, message: `cannot load the preloaded module: ${e}` });
 }
 serveAgent(id, (message) => postMessage(message),
-  (receive) => addEventListener('message', (m) => receive(m.data)));
+  (receive) => addEventListener('message', (m) => receive(m.data)),
+  { locksAreTasks: !params.has('hideLocks') });
