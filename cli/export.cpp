@@ -142,7 +142,7 @@ std::string per_agent(const Trace& trace, Log log) {
 // The candidates are every unit a choice can name (the lock task queue; each event loop's task
 // sources, scheduler and idle period), each also as an "early:" pin when a step of the trace does
 // not settle (I-26), and any name a run took.
-constexpr std::size_t kMaxReplays = 4000;
+constexpr std::size_t kMaxReplays = 20000;
 
 std::optional<Error> add_every_schedules_log(const Engine& engine, Trace& trace,
                                              std::vector<Log>& logs, std::set<std::string>& seen,
@@ -179,6 +179,15 @@ std::optional<Error> add_every_schedules_log(const Engine& engine, Trace& trace,
       for (const std::string& unit : units)
         if (unit != choices[depth]) {
           std::vector<std::string> prefix(choices.begin(), choices.begin() + depth);
+          prefix.push_back(unit);
+          pending.push_back(std::move(prefix));
+        }
+    // An early unit may also follow the last choice taken: where a canonical run begins a step
+    // at once, it records nothing, so a trace whose run took no choice has early orders too.
+    if (steps_may_wait && trace.schedule.size() <= choices.size())
+      for (const std::string& unit : units)
+        if (unit.rfind("early:", 0) == 0) {
+          std::vector<std::string> prefix = choices;
           prefix.push_back(unit);
           pending.push_back(std::move(prefix));
         }
