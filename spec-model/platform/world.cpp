@@ -345,8 +345,7 @@ bool World::puts_off_idle_periods(const std::vector<Unit>& units) {
   const std::size_t picked = chooser_(point);
   if (picked > 1)
     throw InternalError("a chooser picked " + std::to_string(picked) +
-                        " of 2 where only idle "
-                        "periods could start");
+                        " of 2 where only idle periods could start");
   if (picked == 1) choices_taken_.push_back(kSettled);
   return picked == 1;
 }
@@ -365,9 +364,8 @@ void World::before_step() {
     std::vector<Unit> units = runnable_units();
     if (units.empty()) return;
     std::size_t picked = 0;  // 0: begin the step; i > 0: units[i - 1] first
-    if (next_pin_ < pinned_.size()) {
+    if (pinned_early) {
       const std::string& pin = pinned_[next_pin_];
-      if (pin.rfind(kEarly, 0) != 0) return;
       const std::string named = pin.substr(kEarly.size());
       std::vector<std::size_t> found = matching(units, named);
       if (found.size() > 1 && named != "locks") found = {canonical(units, found)};
@@ -378,7 +376,7 @@ void World::before_step() {
       }
       ++next_pin_;
       picked = found[0] + 1;
-    } else if (chooser_ && offer_early_units_) {
+    } else {  // no pin left, and a chooser is offered the point (the check above)
       ChoicePoint point;
       point.before_step = true;
       point.names.push_back("step");
