@@ -141,7 +141,8 @@ std::string per_agent(const Trace& trace, Log log) {
 // /schedule/N). The trace's own schedule is not kept: the page accepts what any schedule allows.
 // The candidates are every unit a choice can name (the lock task queue; each event loop's task
 // sources, scheduler and idle period), each also as an "early:" pin when a step of the trace does
-// not settle (I-26), and any name a run took.
+// not settle (I-26), "settled" when the trace asks for idle callbacks (the idle periods put off,
+// I-27: a browser may never run them), and any name a run took.
 constexpr std::size_t kMaxReplays = 20000;
 
 std::optional<Error> add_every_schedules_log(const Engine& engine, Trace& trace,
@@ -156,6 +157,12 @@ std::optional<Error> add_every_schedules_log(const Engine& engine, Trace& trace,
                                           [](const Action& a) { return !a.settle; });
   if (steps_may_wait)
     for (const std::string& unit : std::set<std::string>(units)) units.insert("early:" + unit);
+  // I-27: where only idle periods could start, the settling may end with them put off.
+  bool asks_for_idle_callbacks = false;
+  for_each_action(trace.steps, [&](const Action& a) {
+    asks_for_idle_callbacks |= a.op == Op::RequestIdleCallback;
+  });
+  if (asks_for_idle_callbacks) units.insert("settled");
   std::vector<std::vector<std::string>> pending{{}};  // schedule prefixes still to replay
   while (!pending.empty()) {
     trace.schedule = std::move(pending.back());
@@ -182,11 +189,12 @@ std::optional<Error> add_every_schedules_log(const Engine& engine, Trace& trace,
           prefix.push_back(unit);
           pending.push_back(std::move(prefix));
         }
-    // An early unit may also follow the last choice taken: where a canonical run begins a step
-    // at once, it records nothing, so a trace whose run took no choice has early orders too.
-    if (steps_may_wait && trace.schedule.size() <= choices.size())
+    // An early unit, or idle periods put off, may also follow the last choice taken: where a
+    // canonical run begins a step at once or starts the only idle period, it records nothing, so
+    // a trace whose run took no choice has those orders too.
+    if (trace.schedule.size() <= choices.size())
       for (const std::string& unit : units)
-        if (unit.rfind("early:", 0) == 0) {
+        if ((steps_may_wait && unit.rfind("early:", 0) == 0) || unit == "settled") {
           std::vector<std::string> prefix = choices;
           prefix.push_back(unit);
           pending.push_back(std::move(prefix));
