@@ -25,6 +25,7 @@ int check_command(const CheckArgs& args) {
   options.compare_steps = !args.ignore_steps;
   options.partial = args.partial;
   options.impl_first = !args.model_only;
+  options.reduce_orders = !args.every_interleaving;
   auto report = check::check(trace.value(), observed.value(), options);
   if (!report) {
     // The observed log names what the trace lacks, or the trace cannot replay.

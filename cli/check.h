@@ -15,6 +15,7 @@ struct CheckArgs {
   bool ignore_steps = false;
   bool partial = false;
   bool model_only = false;
+  bool every_interleaving = false;
 };
 
 // Exit 0 allowed, 1 not allowed, 3 unknown (budget spent), 2 bad input.

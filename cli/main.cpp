@@ -144,6 +144,9 @@ int main(int argc, char** argv) {
   check_cmd->add_flag("--model-only", check.model_only,
                       "Replay on the spec model only (by default the canonical schedule is tried "
                       "on the impl engine first)");
+  check_cmd->add_flag("--every-interleaving", check.every_interleaving,
+                      "Search every order of units that commute too (by default a schedule that "
+                      "differs from one searched only by such an order is skipped)");
 
   lockstep::cli::ShrinkArgs shrink;
   auto* shrink_cmd = app.add_subcommand(

@@ -7,7 +7,10 @@
 // and is never explored; the live ones are explored depth first, those whose first event comes
 // earliest in the observed log first (the implementation's own interleaving is the best guess),
 // then the silent ones, canonical choice first among equals. A dead end backtracks to the deepest
-// choice point with an untried live alternative.
+// choice point with an untried live alternative. Alternatives tried before at a point sleep below
+// it while only units independent of them run (partial-order reduction, independence.h): under
+// the normative profile a sleeping unit is not offered again, since running it there gives a
+// schedule equivalent to one already searched.
 //
 // Before all that, the canonical schedule is replayed on the impl engine (Options::impl_first):
 // the impl engine gives the model's log on every trace and schedule (corpus-impl/*,
@@ -21,6 +24,7 @@
 #include <tuple>
 
 #include "event_match.h"
+#include "independence.h"
 #include "lockstep/check.h"
 #include "lockstep/impl_engine.h"
 #include "platform/errors.h"
@@ -47,7 +51,12 @@ class Search {
  public:
   // Under `readings`, whatever the trace's own (search_every_reading).
   Search(const Trace& trace, const Readings& readings, const Log& observed, const Options& options)
-      : trace_(trace), observed_(observed), options_(options), queries_(query_ids(trace)) {
+      : trace_(trace),
+        observed_(observed),
+        options_(options),
+        queries_(query_ids(trace)),
+        independence_(trace),
+        reduce_(options.reduce_orders && options.profile == Profile::Normative) {
     trace_.readings = readings;
     trace_.schedule.clear();  // every schedule is searched, not the one the trace pins
     trace_.schedule_pointer.clear();
@@ -182,7 +191,10 @@ class Search {
     current_world_ = &world;
     enum class Phase { Follow, Probed, Continue } phase = Phase::Follow;
     std::size_t met = 0;  // choice points met in this replay
-    bool dead = false;    // the path or the probed segment logged an event not observed next
+    // Units asleep here (partial-order reduction): alternatives searched before at a point of the
+    // path, while only units independent of them have run since.
+    std::vector<std::string> sleep;
+    bool dead = false;  // the path or the probed segment logged an event not observed next
     const auto check_events = [&] {
       if (advance(progress, world.event_log(), &steps) && steps_still_reachable(progress, world))
         return;
@@ -197,19 +209,25 @@ class Search {
         canonical_schedule_.push_back(point.names[point.canonical]);
         return point.canonical;
       }
-      if (here < depth) return nodes_[here].order[nodes_[here].at];
+      if (here < depth) {
+        const Node& node = nodes_[here];
+        if (reduce_)
+          for (std::size_t i = 0; i < node.at; ++i)
+            sleep.push_back(Independence::unit_of(node.names[i]));
+        return node.order[node.at];
+      }
       if (probe) {
         if (here == depth) {
           phase = Phase::Probed;
           progress.first_matched = kSilent;
-          return alternatives(point)[probe_choice];
+          return alternatives(point, sleep)[probe_choice];
         }
         phase = Phase::Continue;
         return point.canonical;
       }
       // An exploring replay meets a new choice point: order its live alternatives.
       spec::set_step_sink(outer);
-      Node node = order_alternatives(point, here);
+      Node node = order_alternatives(point, here, sleep);
       spec::set_step_sink(&steps);
       if (node.order.empty()) throw Stop{};  // every alternative is dead
       nodes_.push_back(std::move(node));
@@ -230,18 +248,25 @@ class Search {
       if (point.before_step && !waits_already && (canonical_only_ || late_steps >= early_bound_)) {
         // Not a choice point of this round: the step begins.
         if (!canonical_only_) early_bound_hit_ = true;
+        sleep.clear();
         return 0;
       }
-      const std::size_t picked = decide(point);
+      std::size_t picked = decide(point);
       if (point.before_step && picked != 0 && !waits_already) {
         ++late_steps;
         late_step = world.current_step();
       }
+      if (Independence::unit_of(point.names[picked]).empty()) sleep.clear();  // a step begins
       return picked;
     });
-    world.set_before_unit_observer([&](const std::string&, std::uint64_t, int) {
+    world.set_before_unit_observer([&](const std::string& unit, std::uint64_t, int) {
       check_events();
       steps.clear();  // the steps noted with a divergence are those of the unit that logged it
+      // A unit wakes the sleepers it does not commute with (itself included, if it runs anyway).
+      sleep.erase(
+          std::remove_if(sleep.begin(), sleep.end(),
+                         [&](const std::string& s) { return independence_.dependent(s, unit); }),
+          sleep.end());
     });
     const auto continued = [&](std::size_t score) {
       return Outcome{true, false, score, total(progress)};
@@ -280,7 +305,9 @@ class Search {
     return true;
   }
 
-  std::vector<std::size_t> alternatives(const spec::World::ChoicePoint& point) const {
+  // The point's alternatives the search tries, canonical first, but for those asleep.
+  std::vector<std::size_t> alternatives(const spec::World::ChoicePoint& point,
+                                        const std::vector<std::string>& sleep) const {
     std::vector<std::size_t> all{point.canonical};
     if (options_.profile == Profile::Intent) {
       for (std::size_t i : point.proposals)
@@ -289,11 +316,18 @@ class Search {
       for (std::size_t i = 0; i < point.names.size(); ++i)
         if (i != point.canonical) all.push_back(i);
     }
+    if (sleep.empty()) return all;
+    const auto asleep = [&](std::size_t i) {
+      const std::string unit = Independence::unit_of(point.names[i]);
+      return !unit.empty() && std::find(sleep.begin(), sleep.end(), unit) != sleep.end();
+    };
+    all.erase(std::remove_if(all.begin(), all.end(), asleep), all.end());
     return all;
   }
 
-  Node order_alternatives(const spec::World::ChoicePoint& point, std::size_t depth) {
-    const std::vector<std::size_t> all = alternatives(point);
+  Node order_alternatives(const spec::World::ChoicePoint& point, std::size_t depth,
+                          const std::vector<std::string>& sleep) {
+    const std::vector<std::size_t> all = alternatives(point, sleep);
     // Best first: a replay that explains everything; then the one whose canonical continuation
     // explains the most events; then the one whose first event comes earliest in the observed
     // log; then canonical order.
@@ -404,6 +438,8 @@ class Search {
   const Log& observed_;
   Options options_;
   std::set<std::string> queries_;  // ids of the trace's queries, for every replay's matcher
+  Independence independence_;
+  bool reduce_;  // partial-order reduction (Options::reduce_orders, normative profile only)
   std::map<std::string, std::vector<std::size_t>> by_agent_;  // observed event indexes per agent
   std::set<std::string> may_stop_early_;  // --partial: agents the trace terminates or unloads
   std::map<std::string, std::size_t> unobserved_;  // of the replay that explained the log

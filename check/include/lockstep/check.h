@@ -36,6 +36,10 @@ struct Options {
   // schedule, at a small fraction of the cost); only a log it explains completely is answered from
   // it. Off: the model alone.
   bool impl_first = true;
+  // Partial-order reduction under the normative profile: a schedule that differs from one already
+  // searched only by the order of two units that commute (check/README.md) is not searched again.
+  // Off: every interleaving (for tests that compare the two).
+  bool reduce_orders = true;
 };
 
 enum class Verdict { Allowed, NotAllowed, Unknown };
