@@ -180,8 +180,10 @@ void Runner::call_idle_request_callback(const CallbackRef& callback) {
 
 Completion Runner::call_callback(const CallbackRef& callback) {
   const Code code{&callback.callback->body, callback.owner_action->callback_body};
-  return call_function(callback.env, code, callback.callback, &callback,
-                       callback.callback->is_async);
+  Completion c =
+      call_function(callback.env, code, callback.callback, &callback, callback.callback->is_async);
+  rt_.clean_up_after_running_script(callback.env);
+  return c;
 }
 
 Completion Runner::call_function(Env* env, Code code, const Callback* callback,

@@ -200,6 +200,9 @@ class Runtime {
   // The loop may have work now: a scheduler task or an idle callback was queued on it (tasks queued
   // through queue_task say so themselves). Only such loops are looked at when choosing a unit.
   void wake(Loop& loop);
+  // A callback that a task invoked has returned: its microtasks run now, before the task goes on
+  // (html#clean-up-after-running-script step 3; the stack is empty in a task).
+  void clean_up_after_running_script(Env* env) { checkpoint(*env->loop); }
   template <class F>
   void run_task_now(Env* env, F&& steps) {
     if (env->terminated) return;

@@ -297,6 +297,16 @@ void World::perform_a_microtask_checkpoint(EventLoop& loop) {
   loop.performing_a_microtask_checkpoint = false;  // step 7
 }
 
+void World::clean_up_after_running_script(Environment* environment) {
+  // Steps 1-2 (the realm's execution context, the settings object's stack) have nothing to model.
+  // Step 3: the callbacks the host invokes all run from a task, so the stack is empty here; inside
+  // a checkpoint already, step 1 of perform-a-microtask-checkpoint makes this a no-op.
+  EventLoop& loop = *environment->event_loop;
+  Environment* running = loop.running;
+  perform_a_microtask_checkpoint(loop);
+  loop.running = running;  // the task that invoked the callback goes on
+}
+
 void World::run_task_now(Environment* environment, Steps steps) {
   Task task{next_seq_++, kTraceTaskSource, environment, false, std::move(steps)};
   if (environment->terminated) return;

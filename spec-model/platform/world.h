@@ -113,6 +113,11 @@ class World {
   // https://html.spec.whatwg.org/#run-steps-after-a-timeout, on the virtual clock (I-4)
   void run_steps_after_a_timeout(std::uint64_t ms, Steps completion_steps);
 
+  // https://html.spec.whatwg.org/#clean-up-after-running-script, the last step of
+  // webidl#invoke-a-callback-function: script invoked by a task (a lock's callback, a postTask or
+  // idle callback) leaves the JavaScript execution context stack empty, so step 3 performs a
+  // microtask checkpoint before the invoking algorithm goes on.
+  void clean_up_after_running_script(Environment* environment);
   // Runs the task just queued by the trace (I-3) and its microtask checkpoint.
   void run_task_now(Environment* environment, Steps steps);
   // Runs units until nothing is runnable (the trace's "settle"), or until only idle periods could
