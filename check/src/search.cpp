@@ -251,12 +251,13 @@ class Search {
         sleep.clear();
         return 0;
       }
-      std::size_t picked = decide(point);
+      const std::size_t picked = decide(point);
       if (point.before_step && picked != 0 && !waits_already) {
         ++late_steps;
         late_step = world.current_step();
       }
-      if (Independence::unit_of(point.names[picked]).empty()) sleep.clear();  // a step begins
+      if (!sleep.empty() && Independence::unit_of(point.names[picked]).empty())
+        sleep.clear();  // a step begins
       return picked;
     });
     world.set_before_unit_observer([&](const std::string& unit, std::uint64_t, int) {

@@ -81,26 +81,25 @@ Completion TraceRunner::call_lock_granted_callback(const CallbackFunction& callb
                                {"mode", Value::string(lock_mode_name(lock->mode()))}});
   world_.log(callback.environment, "callback",
              {{"request", Value::string(callback.owner)}, {"lock", lock_info}});
-  Completion c = call_function(callback.environment, &callback.callback->body, callback.callback,
-                               callback.owner, callback.callback->is_async);
-  world_.clean_up_after_running_script(callback.environment);
-  return c;
+  return invoke_from_a_task(callback);
 }
 
 Completion TraceRunner::call_post_task_callback(const CallbackFunction& callback) {
   world_.log(callback.environment, "task", {{"task", Value::string(callback.owner)}});
-  Completion c = call_function(callback.environment, &callback.callback->body, callback.callback,
-                               callback.owner, callback.callback->is_async);
-  world_.clean_up_after_running_script(callback.environment);
-  return c;
+  return invoke_from_a_task(callback);
 }
 
 void TraceRunner::call_idle_request_callback(const CallbackFunction& callback) {
   world_.log(callback.environment, "idle", {{"id", Value::string(callback.owner)}});
   // An idle callback's return value is ignored (requestidlecallback, "invoke idle callbacks").
-  call_function(callback.environment, &callback.callback->body, callback.callback, callback.owner,
-                callback.callback->is_async);
+  invoke_from_a_task(callback);
+}
+
+Completion TraceRunner::invoke_from_a_task(const CallbackFunction& callback) {
+  Completion c = call_function(callback.environment, &callback.callback->body, callback.callback,
+                               callback.owner, callback.callback->is_async);
   world_.clean_up_after_running_script(callback.environment);
+  return c;
 }
 
 Completion TraceRunner::call_function(Environment* environment, const std::vector<Action>* body,

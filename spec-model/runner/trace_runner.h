@@ -42,6 +42,9 @@ class TraceRunner : public ScriptHost {
   enum class Flow { Next, Suspend, Stop };
 
   void run_top_level(int index, const Action& step);
+  // webidl#invoke-a-callback-function for the callbacks a task invokes: the call, then clean up
+  // after running script (its microtask checkpoint).
+  Completion invoke_from_a_task(const CallbackFunction& callback);
   Completion call_function(Environment* environment, const std::vector<Action>* body,
                            const Callback* callback, const std::string& owner, bool is_async);
   Promise* start_async(Environment* environment, const std::vector<Action>* body,
