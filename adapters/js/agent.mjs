@@ -176,7 +176,10 @@ export class Agent {
         } catch (e) {
           p = Promise.reject(e);  // as for request: observed as a rejection, judged by check
         }
-        this.observe(a.id, p, true);
+        // A browser resolves a query in a task that the lock task queue queues (snapshot the lock
+        // state, step 6; I-6), never in the step's own, so its fulfilment proves that task over
+        // as a lock's callback does (a rejection, such as an opaque origin's, is the step's own).
+        this.observe(a.id, p, true, () => { if (this.locksAreTasks) this.taskStarted(); });
         return;
       }
       case 'newAbortController': {
@@ -293,6 +296,18 @@ export function hideNativeLocks(global = globalThis) {
     if (Object.prototype.hasOwnProperty.call(o, 'locks')) delete o.locks;
 }
 
+// The ids of promises, controllers and signals that action `a` uses (not those it makes).
+function usedObjects(a) {
+  switch (a.op) {
+    case 'settle': case 'await': case 'then': return [a.target];
+    case 'abort': case 'onPriorityChange': return [a.signal];
+    case 'setPriority': return [a.controller];
+    case 'taskSignalAny':
+      return [...(a.signals || []), ...(a.priority && a.priority.signal ? [a.priority.signal] : [])];
+    default: return a.options && a.options.signal ? [a.options.signal] : [];
+  }
+}
+
 // Why a trace cannot run on a target whose runner supports `ops` and `features`; null when it
 // can. Features: "windows" (unload and shared event loops), "origins" (more than one),
 // "partitions", "opaque", "timers" (postTask's delay).
@@ -319,12 +334,13 @@ export function cannotExpress(trace, { ops, features }) {
           !features.includes('timers'))
         reason = 'a postTask has a delay, which needs the virtual clock';
       if (a.id) creator.set(a.id, who);
-      // A promise or a controller lives in its agent's realm: another agent cannot settle, await,
-      // abort or pass it here.
-      const target = a.op === 'settle' || a.op === 'await' || a.op === 'then' ? a.target
-        : a.op === 'abort' ? a.signal : a.options && a.options.signal;
-      if (!reason && target && creator.has(target) && creator.get(target) !== who)
-        reason = `agent ${who} uses ${target}, which agent ${creator.get(target)} made`;
+      // A promise, a controller or a signal lives in its agent's realm (and in the agent's own
+      // tables here): another agent cannot settle, await, abort, reprioritize, combine, listen to
+      // or pass it.
+      for (const target of usedObjects(a)) {
+        if (!reason && creator.has(target) && creator.get(target) !== who)
+          reason = `agent ${who} uses ${target}, which agent ${creator.get(target)} made`;
+      }
       if (a.callback) walk(a.callback.body, who);
       walk(a.body, who);
     }
@@ -351,7 +367,8 @@ export function serveAgent(id, post, listen, { locksAreTasks = false } = {}) {
     // the step's own. (Posting the end after the step did that in Chromium and Firefox, and was
     // the whole of what docs/conformance.md once listed as queued-task-runs-before-the-next-step.)
     const channel = new MessageChannel();
-    channel.port1.onmessage = () => { own = null; };
+    // Closed once it has served: an open port keeps a Node or Deno process alive.
+    channel.port1.onmessage = () => { own = null; channel.port1.close(); };
     channel.port2.postMessage(null);
     setTimeout(() => { own = null; }, 0);
     try {

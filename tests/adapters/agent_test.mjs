@@ -1,0 +1,80 @@
+// Unit tests of adapters/js/agent.mjs that need no engine: which traces a runner refuses
+// (cannotExpress) and how serveAgent stamps a step's events. Run with `node --test`.
+import assert from 'node:assert/strict';
+import test from 'node:test';
+
+import { cannotExpress, hideNativeLocks, serveAgent } from '../../adapters/js/agent.mjs';
+
+const everything = {
+  ops: ['request', 'query', 'newAbortController', 'abort', 'newTaskController', 'setPriority',
+    'taskSignalAny', 'onPriorityChange', 'postTask', 'then', 'newPromise', 'settle', 'mark'],
+  features: ['windows', 'origins', 'opaque'],
+};
+const twoWindows = (steps) => ({
+  agents: [{ id: 'A', kind: 'window', origin: 'https://a.test' },
+    { id: 'B', kind: 'window', origin: 'https://a.test' }],
+  steps,
+});
+
+test('an agent may use the controllers and signals it made', () => {
+  const trace = twoWindows([
+    { agent: 'A', op: 'newTaskController', id: 'tc' },
+    { agent: 'A', op: 'setPriority', controller: 'tc', priority: 'background' },
+    { agent: 'A', op: 'taskSignalAny', id: 'any', signals: ['tc'], priority: { signal: 'tc' } },
+    { agent: 'A', op: 'onPriorityChange', signal: 'any' },
+  ]);
+  assert.equal(cannotExpress(trace, everything), null);
+});
+
+test("another agent's controller or signal is refused, whichever op uses it", () => {
+  const made = { agent: 'A', op: 'newTaskController', id: 'tc' };
+  const uses = [
+    { agent: 'B', op: 'setPriority', controller: 'tc', priority: 'background' },
+    { agent: 'B', op: 'taskSignalAny', id: 'any', signals: ['tc'] },
+    { agent: 'B', op: 'taskSignalAny', id: 'any', signals: [], priority: { signal: 'tc' } },
+    { agent: 'B', op: 'onPriorityChange', signal: 'tc' },
+    { agent: 'B', op: 'abort', signal: 'tc' },
+    { agent: 'B', op: 'postTask', id: 't', options: { signal: 'tc' } },
+  ];
+  for (const use of uses) {
+    assert.equal(cannotExpress(twoWindows([made, use]), everything),
+      'agent B uses tc, which agent A made', `${use.op} ${JSON.stringify(use)}`);
+  }
+});
+
+test('a use inside a callback body belongs to the agent whose step holds the callback', () => {
+  const trace = twoWindows([
+    { agent: 'A', op: 'newTaskController', id: 'tc' },
+    { agent: 'B', op: 'request', id: 'r', name: 'n',
+      callback: { body: [{ op: 'setPriority', controller: 'tc', priority: 'user-visible' }] } },
+  ]);
+  assert.equal(cannotExpress(trace, everything), 'agent B uses tc, which agent A made');
+});
+
+// serveAgent with a lock manager whose query has already resolved: the settlement's reaction runs
+// before the step's own task is marked over, as a browser's queued task can.
+async function queryEventOwner(locksAreTasks) {
+  hideNativeLocks();
+  Object.defineProperty(globalThis.navigator, 'locks', {
+    configurable: true,
+    value: { query: () => Promise.resolve({ held: [], pending: [] }) },
+  });
+  const posted = [];
+  let deliver;
+  serveAgent('A', (m) => posted.push(m), (f) => { deliver = f; }, { locksAreTasks });
+  deliver({ lockstep: 'perform', step: 3, action: { op: 'query', id: 'q' } });
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  const events = posted.filter((m) => m.lockstep === 'event');
+  assert.equal(events.length, 1);
+  assert.deepEqual(events[0].event,
+    { event: 'settled', target: 'q', state: 'fulfilled', value: { held: [], pending: [] } });
+  return events[0].own;
+}
+
+test("a browser's query result is not stamped as the step's own", async () => {
+  assert.equal(await queryEventOwner(true), null);
+});
+
+test("a polyfill's query result may be the step's own", async () => {
+  assert.equal(await queryEventOwner(false), 3);
+});
