@@ -1,0 +1,210 @@
+#!/usr/bin/env python3
+"""Groups the failures of a `lockstep fuzz --target` results folder by what departs.
+
+    python3 scripts/bucket_failures.py RESULTS_DIR [--lockstep build/lockstep]
+        [--divergences traces/divergences/TARGET] [--max-runs N] [--json]
+
+Each "not allowed" (and "unknown") failure that summary.json lists is checked again with
+`lockstep check --json` (with --partial where adapters/targets.json marks the target's logs
+partial), and reduced to a signature: the first observed event no schedule explains and what the
+model logged there instead, each as its event kind, the op behind its target (request, query,
+postTask, ...) and outcome, plus whether the model's event belongs to an earlier, the same or a
+later step. Failures with one signature form a bucket; buckets are printed largest first with a
+few seeds each, so that a campaign's thousands of logs come down to a few behaviours to minimize.
+
+With --divergences, the signature of every minimized divergence in that folder (a trace with the
+target's log beside it, `NAME.<target>.log.json`) is computed the same way, and a bucket whose
+signature equals one is marked "looks like NAME". A signature is coarse: a match says where to
+look first, not that the cause is the same (docs/conformance.md classifies logs one by one).
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+from collections import defaultdict
+from concurrent.futures import ThreadPoolExecutor
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def ops_by_id(trace):
+    """Maps every id an action defines (requests, queries, tasks, promises, ...) to its op."""
+    ops = {}
+
+    def walk(actions):
+        for a in actions or []:
+            if not isinstance(a, dict):
+                continue
+            if isinstance(a.get('id'), str):
+                ops[a['id']] = a.get('op', '?')
+            callback = a.get('callback')
+            if isinstance(callback, dict):
+                walk(callback.get('body'))
+            walk(a.get('body'))
+
+    walk(trace.get('steps'))
+    return ops
+
+
+def outcome(event):
+    """A settled event's outcome: the state, and a rejection's DOMException name or 'value'."""
+    if event.get('state') != 'rejected':
+        return event.get('state', '?')
+    reason = event.get('reason')
+    if isinstance(reason, dict) and 'DOMException' in reason:
+        return 'rejected ' + str(reason['DOMException'])
+    return 'rejected value'
+
+
+def describe(event, ops):
+    """An event without its ids and values: what kind of thing happened to what kind of op."""
+    kind = event.get('event', '?')
+    if kind == 'settled':
+        return f"settled {ops.get(event.get('target'), '?')} {outcome(event)}"
+    if kind == 'callback':
+        return 'callback ' + ('null lock' if event.get('lock') is None else
+                              (event.get('lock') or {}).get('mode', '?'))
+    if kind == 'threw':
+        error = event.get('error')
+        name = error.get('DOMException') if isinstance(error, dict) else None
+        return f"threw {event.get('op', '?')} {name or 'value'}"
+    return kind
+
+
+def signature(report, trace):
+    """The bucket key of one check report (None when check found no divergence)."""
+    divergence = report.get('divergence')
+    if not divergence:
+        return None
+    ops = ops_by_id(trace)
+    observed = divergence.get('observed') or {}
+    instead = divergence.get('instead') or []
+    # No observed event: the agent's events ended where the model logs more.
+    seen = describe(observed, ops) if observed else "the agent's events end"
+    if not instead:
+        return f"{seen} | instead: nothing more" + (
+            " (the model could stop)" if divergence.get('modelCouldStop') else '')
+    kinds = sorted({describe(e, ops) for e in instead})
+    steps = {('earlier' if e.get('step', 0) < observed.get('step', 0) else
+              'later' if e.get('step', 0) > observed.get('step', 0) else 'same')
+             for e in instead}
+    return f"{seen} | instead: {' / '.join(kinds)} | model's step {'/'.join(sorted(steps))}"
+
+
+def check(lockstep, trace_path, log_path, partial, max_runs):
+    """Runs `lockstep check --json`; returns (verdict, report) or ('error', message)."""
+    command = [lockstep, 'check', trace_path, log_path, '--json', '--max-runs', str(max_runs)]
+    if partial:
+        command.append('--partial')
+    done = subprocess.run(command, capture_output=True, text=True)
+    if done.returncode == 2 or not done.stdout.strip():
+        return 'error', (done.stderr.strip() or f'exit {done.returncode}')
+    report = json.loads(done.stdout)
+    return report.get('verdict', '?'), report
+
+
+def target_is_partial(target):
+    with open(os.path.join(ROOT, 'adapters', 'targets.json')) as f:
+        targets = json.load(f)['targets']
+    return bool(targets.get(target, {}).get('partial', False))
+
+
+def known_signatures(lockstep, folder, target, partial, max_runs):
+    """Signature -> names of the minimized divergences in `folder` that have it."""
+    known = defaultdict(list)
+    suffix = f'.{target}.log.json'
+    for name in sorted(os.listdir(folder)):
+        if not name.endswith(suffix):
+            continue
+        stem = name[:-len(suffix)]
+        trace_path = os.path.join(folder, stem + '.trace.json')
+        if not os.path.exists(trace_path):
+            continue
+        verdict, report = check(lockstep, trace_path, os.path.join(folder, name), partial,
+                                max_runs)
+        if verdict in ('not allowed', 'unknown'):
+            with open(trace_path) as f:
+                key = signature(report, json.load(f))
+            if key:
+                known[key].append(stem)
+    return known
+
+
+def bucket(results_dir, lockstep, divergences=None, max_runs=2000, jobs=2):
+    with open(os.path.join(results_dir, 'summary.json')) as f:
+        summary = json.load(f)
+    target = summary.get('target', '')
+    partial = target_is_partial(target)
+    failures = [x for x in summary.get('failures', [])
+                if x.get('kind') in ('not allowed', 'unknown') and x.get('log')]
+
+    def one(failure):
+        verdict, report = check(lockstep, failure['trace'], failure['log'], partial, max_runs)
+        if verdict == 'error':
+            return failure['seed'], verdict, f'check failed: {report}'
+        if verdict == 'allowed':
+            return failure['seed'], verdict, 'allowed on this check'
+        with open(failure['trace']) as f:
+            key = signature(report, json.load(f))
+        return failure['seed'], verdict, key or 'no divergence reported'
+
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
+        results = list(pool.map(one, failures))
+    buckets = defaultdict(list)
+    for seed, verdict, key in results:
+        buckets[key].append({'seed': seed, 'verdict': verdict})
+    known = known_signatures(lockstep, divergences, target, partial, max_runs) \
+        if divergences else {}
+    rows = [{'signature': key, 'count': len(members),
+             'looksLike': known.get(key, []),
+             'seeds': [m['seed'] for m in members]}
+            for key, members in buckets.items()]
+    # Grouped by the observed side (what the target did), largest group first.
+    group_size = defaultdict(int)
+    for r in rows:
+        group_size[observed_side(r['signature'])] += r['count']
+    rows.sort(key=lambda r: (-group_size[observed_side(r['signature'])],
+                             observed_side(r['signature']), -r['count'], r['signature']))
+    return {'target': target, 'failures': len(failures), 'buckets': rows,
+            'groups': {k: v for k, v in sorted(group_size.items(), key=lambda kv: -kv[1])}}
+
+
+def observed_side(key):
+    return key.split(' | ')[0]
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
+    parser.add_argument('results_dir')
+    parser.add_argument('--lockstep', default=os.path.join(ROOT, 'build', 'lockstep'))
+    parser.add_argument('--divergences', help='a traces/divergences/<target> folder')
+    parser.add_argument('--max-runs', type=int, default=2000)
+    parser.add_argument('--jobs', type=int, default=os.cpu_count() or 2)
+    parser.add_argument('--json', action='store_true')
+    args = parser.parse_args()
+    if not os.path.exists(os.path.join(args.results_dir, 'summary.json')):
+        print(f'bucket_failures: {args.results_dir}/summary.json: no such file '
+              '(a `lockstep fuzz --target` results folder has one)', file=sys.stderr)
+        return 2
+    result = bucket(args.results_dir, args.lockstep, args.divergences, args.max_runs, args.jobs)
+    if args.json:
+        json.dump(result, sys.stdout, indent=1)
+        print()
+        return 0
+    print(f"{result['target']}: {result['failures']} failures in {len(result['buckets'])} buckets"
+          f" ({len(result['groups'])} groups by what the target did)")
+    group = None
+    for row in result['buckets']:
+        if observed_side(row['signature']) != group:
+            group = observed_side(row['signature'])
+            print(f"{result['groups'][group]:6}  the target: {group}")
+        like = f"  [looks like {', '.join(row['looksLike'])}]" if row['looksLike'] else ''
+        seeds = ', '.join(f'gen-{s}' for s in row['seeds'][:3])
+        rest = row['signature'][len(group) + 3:] if ' | ' in row['signature'] else ''
+        print(f"{row['count']:10}  {rest}{like}  (e.g. {seeds})")
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
