@@ -367,8 +367,7 @@ export function serveAgent(id, post, listen, { locksAreTasks = false } = {}) {
     // the step's own. (Posting the end after the step did that in Chromium and Firefox, and was
     // the whole of what docs/conformance.md once listed as queued-task-runs-before-the-next-step.)
     const channel = new MessageChannel();
-    // Closed once it has served: an open port keeps a Node or Deno process alive.
-    channel.port1.onmessage = () => { own = null; channel.port1.close(); };
+    channel.port1.onmessage = () => { own = null; };
     channel.port2.postMessage(null);
     setTimeout(() => { own = null; }, 0);
     try {
