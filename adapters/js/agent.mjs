@@ -63,12 +63,13 @@ export class Agent {
   // taskStarted(): called where a task of the agent's own begins (a postTask or idle callback
   // invoked, a yield resumed), which proves the step's own task over: a user-blocking task or a
   // continuation may run ahead of the message and timer that mark that end (serveAgent).
-  // locksAreTasks: a lock's callback too begins a task of its own (a browser's navigator.locks,
-  // not a polyfill, which may call it from the requesting task).
+  // locksAreTasks: what the lock task queue delivers (a lock's callback, a query's snapshot) also
+  // comes in a task of its own (a browser's navigator.locks, not a polyfill, which may deliver it
+  // from the requesting task).
   constructor(emit, taskStarted = () => {}, locksAreTasks = false) {
     this.emit = emit;
     this.taskStarted = taskStarted;
-    this.locksAreTasks = locksAreTasks;
+    this.lockTaskStarted = locksAreTasks ? taskStarted : () => {};
     this.promises = new Map();   // request, query and newPromise ids
     this.resolvers = new Map();  // newPromise ids and pending callback results
     this.controllers = new Map();  // AbortController and TaskController ids
@@ -144,7 +145,7 @@ export class Agent {
     switch (a.op) {
       case 'request': {
         const cb = this.callbackFor(a.id, a.callback, (lock) => {
-          if (this.locksAreTasks) this.taskStarted();
+          this.lockTaskStarted();
           this.emit({
             event: 'callback', request: a.id,
             lock: lock ? { name: lock.name, mode: lock.mode } : null,
@@ -179,7 +180,7 @@ export class Agent {
         // A browser resolves a query in a task that the lock task queue queues (snapshot the lock
         // state, step 6; I-6), never in the step's own, so its fulfilment proves that task over
         // as a lock's callback does (a rejection, such as an opaque origin's, is the step's own).
-        this.observe(a.id, p, true, () => { if (this.locksAreTasks) this.taskStarted(); });
+        this.observe(a.id, p, true, this.lockTaskStarted);
         return;
       }
       case 'newAbortController': {
