@@ -73,7 +73,8 @@ def describe(event, ops):
 
 
 def signature(report, trace):
-    """The bucket key of one check report (None when check found no divergence)."""
+    """The bucket of one check report, as (what the target did, what the model did instead);
+    None when check found no divergence."""
     divergence = report.get('divergence')
     if not divergence:
         return None
@@ -83,13 +84,17 @@ def signature(report, trace):
     # No observed event: the agent's events ended where the model logs more.
     seen = describe(observed, ops) if observed else "the agent's events end"
     if not instead:
-        return f"{seen} | instead: nothing more" + (
-            " (the model could stop)" if divergence.get('modelCouldStop') else '')
+        return seen, 'instead: nothing more' + (
+            ' (the model could stop)' if divergence.get('modelCouldStop') else '')
     kinds = sorted({describe(e, ops) for e in instead})
     steps = {('earlier' if e.get('step', 0) < observed.get('step', 0) else
               'later' if e.get('step', 0) > observed.get('step', 0) else 'same')
              for e in instead}
-    return f"{seen} | instead: {' / '.join(kinds)} | model's step {'/'.join(sorted(steps))}"
+    return seen, f"instead: {' / '.join(kinds)} | model's step {'/'.join(sorted(steps))}"
+
+
+def key_text(key):
+    return ' | '.join(part for part in key if part)
 
 
 def check(lockstep, trace_path, log_path, partial, max_runs):
@@ -127,7 +132,7 @@ def known_signatures(lockstep, folder, target, partial, max_runs):
             with open(trace_path) as f:
                 key = signature(report, json.load(f))
             if key:
-                known[key].append(stem)
+                known[key_text(key)].append(stem)
     return known
 
 
@@ -142,12 +147,12 @@ def bucket(results_dir, lockstep, divergences=None, max_runs=2000, jobs=2):
     def one(failure):
         verdict, report = check(lockstep, failure['trace'], failure['log'], partial, max_runs)
         if verdict == 'error':
-            return failure['seed'], verdict, f'check failed: {report}'
+            return failure['seed'], verdict, (f'check failed: {report}', '')
         if verdict == 'allowed':
-            return failure['seed'], verdict, 'allowed on this check'
+            return failure['seed'], verdict, ('allowed on this check', '')
         with open(failure['trace']) as f:
             key = signature(report, json.load(f))
-        return failure['seed'], verdict, key or 'no divergence reported'
+        return failure['seed'], verdict, key or ('no divergence reported', '')
 
     with ThreadPoolExecutor(max_workers=jobs) as pool:
         results = list(pool.map(one, failures))
@@ -156,22 +161,18 @@ def bucket(results_dir, lockstep, divergences=None, max_runs=2000, jobs=2):
         buckets[key].append({'seed': seed, 'verdict': verdict})
     known = known_signatures(lockstep, divergences, target, partial, max_runs) \
         if divergences else {}
-    rows = [{'signature': key, 'count': len(members),
-             'looksLike': known.get(key, []),
-             'seeds': [m['seed'] for m in members]}
-            for key, members in buckets.items()]
-    # Grouped by the observed side (what the target did), largest group first.
+    # Grouped by what the target did, largest group first.
     group_size = defaultdict(int)
-    for r in rows:
-        group_size[observed_side(r['signature'])] += r['count']
-    rows.sort(key=lambda r: (-group_size[observed_side(r['signature'])],
-                             observed_side(r['signature']), -r['count'], r['signature']))
+    for (did, _), members in buckets.items():
+        group_size[did] += len(members)
+    rows = [{'signature': key_text((did, instead)), 'targetDid': did, 'instead': instead,
+             'count': len(members), 'looksLike': known.get(key_text((did, instead)), []),
+             'seeds': [m['seed'] for m in members]}
+            for (did, instead), members in buckets.items()]
+    rows.sort(key=lambda r: (-group_size[r['targetDid']], r['targetDid'], -r['count'],
+                             r['instead']))
     return {'target': target, 'failures': len(failures), 'buckets': rows,
             'groups': {k: v for k, v in sorted(group_size.items(), key=lambda kv: -kv[1])}}
-
-
-def observed_side(key):
-    return key.split(' | ')[0]
 
 
 def main():
@@ -196,13 +197,12 @@ def main():
           f" ({len(result['groups'])} groups by what the target did)")
     group = None
     for row in result['buckets']:
-        if observed_side(row['signature']) != group:
-            group = observed_side(row['signature'])
+        if row['targetDid'] != group:
+            group = row['targetDid']
             print(f"{result['groups'][group]:6}  the target: {group}")
         like = f"  [looks like {', '.join(row['looksLike'])}]" if row['looksLike'] else ''
         seeds = ', '.join(f'gen-{s}' for s in row['seeds'][:3])
-        rest = row['signature'][len(group) + 3:] if ' | ' in row['signature'] else ''
-        print(f"{row['count']:10}  {rest}{like}  (e.g. {seeds})")
+        print(f"{row['count']:10}  {row['instead']}{like}  (e.g. {seeds})")
     return 0
 
 

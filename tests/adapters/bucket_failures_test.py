@@ -52,6 +52,8 @@ with tempfile.TemporaryDirectory() as results:
                 " | model's step same")
         if stolen['signature'] != want:
             problems.append(f"stolen-lock signature: {stolen['signature']!r}, expected {want!r}")
+        if stolen['targetDid'] != 'settled request rejected Error':
+            problems.append(f"stolen-lock bucket's group: {stolen['targetDid']!r}")
         if stolen['looksLike'] != ['stolen-lock-rejects-with-abort-error']:
             problems.append(f"stolen-lock bucket looks like {stolen['looksLike']}")
     head = by_seeds.get((2,))
