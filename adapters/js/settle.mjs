@@ -97,16 +97,42 @@ export function quiescence(activity, { quietMs, limitMs, turn, pause }) {
 }
 
 // Hands each top-level step to the runner (`await perform(index, step)`: send it to its agent, or
-// end the agent) and settles after every step that settles, and once more at the end; the
-// recorder is told the step whose settling whatever arrives from then on belongs to.
+// end the agent) and settles after every step that settles (`settle(index)`), and once more at
+// the end (`settle(steps.length)`); the recorder is told the step whose settling whatever arrives from then on
+// belongs to.
 export async function replaySteps(steps, recorder, { perform, settle }) {
   const settlingStep = settlesAt(steps);
   for (let i = 0; i < steps.length; ++i) {
     recorder.settling = settlingStep[i];
     await perform(i, steps[i]);
-    if (steps[i].settle !== false) await settle();
+    if (steps[i].settle !== false) await settle(i);
   }
-  await settle();
+  await settle(steps.length);
+}
+
+// The settlings (replaySteps' indexes: a step's, or steps.length for the last) at or before
+// which some agent makes its first call on navigator.locks: a top-level request or query, or one
+// in a top-level run's body. A browser
+// may answer a context's first call late (Chromium binds the context's lock manager then), so
+// the browser runner gives those settlings a longer quiet (runner.mjs).
+export function firstLockCallSettles(steps) {
+  const calls = (actions) => (actions || []).some((a) =>
+    a.op === 'request' || a.op === 'query' || (a.op === 'run' && calls(a.body)));
+  const called = new Set();
+  const out = new Set();
+  let pending = false;
+  steps.forEach((s, i) => {
+    if (!called.has(s.agent) && calls([s])) {
+      called.add(s.agent);
+      pending = true;
+    }
+    if (s.settle !== false && pending) {
+      out.add(i);
+      pending = false;
+    }
+  });
+  if (pending) out.add(steps.length);
+  return out;
 }
 
 // The lockstep-log file for `events`, one event a line.

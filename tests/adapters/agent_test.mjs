@@ -1,9 +1,11 @@
 // Unit tests of adapters/js/agent.mjs that need no engine: which traces a runner refuses
-// (cannotExpress) and how serveAgent stamps a step's events. Run with `node --test`.
+// (cannotExpress) and how serveAgent stamps a step's events; and of settle.mjs, which settlings
+// the browser runner lengthens for an agent's first lock call. Run with `node --test`.
 import assert from 'node:assert/strict';
 import test from 'node:test';
 
 import { cannotExpress, hideNativeLocks, serveAgent } from '../../adapters/js/agent.mjs';
+import { firstLockCallSettles } from '../../adapters/js/settle.mjs';
 
 const everything = {
   ops: ['request', 'query', 'newAbortController', 'abort', 'newTaskController', 'setPriority',
@@ -77,4 +79,19 @@ test("a browser's query result is not stamped as the step's own", async () => {
 
 test("a polyfill's query result may be the step's own", async () => {
   assert.equal(await queryEventOwner(false), 3);
+});
+
+test("the settlings after each agent's first lock call, its own step's or a later one's", () => {
+  const steps = [
+    { agent: 'A', op: 'mark', label: 'm' },
+    { agent: 'A', op: 'request', id: 'r1', name: 'n' },  // A's first call: settles here (1)
+    { agent: 'A', op: 'query', id: 'q1' },  // not A's first
+    { agent: 'B', op: 'run', body: [{ op: 'query', id: 'q2' }], settle: false },  // B's first,
+    { agent: 'A', op: 'mark', label: 'm2', settle: false },
+    { agent: 'A', op: 'mark', label: 'm3' },  // settled by the next settling step (5)
+    { agent: 'C', op: 'newPromise', id: 'p' },
+    { agent: 'C', op: 'request', id: 'r2', name: 'n', settle: false },  // C's: the final settle
+  ];
+  assert.deepEqual([...firstLockCallSettles(steps)].sort((a, b) => a - b), [1, 5, 8]);
+  assert.deepEqual([...firstLockCallSettles([{ agent: 'A', op: 'mark', label: 'x' }])], []);
 });

@@ -1,6 +1,7 @@
 """What the browser adapters share: a loopback server that serves adapters/js on 127.0.0.1 (the
 trace's first origin) and on localhost (its second), hands the page the trace and receives the log
-the page posts back; the browser's process; and the log file. Each browser's run.py says only how
+the page posts back; the browser's process (one more per further partition of the trace, each on
+a fresh profile, whose page talks to the runner's through the server's relay); and the log file. Each browser's run.py says only how
 to start that browser (adapters/js/chromium/run.py, adapters/js/firefox/run.py).
 
 Exit codes of a run: 0 when the log was written; 4 when the trace needs what the runner cannot
@@ -58,14 +59,53 @@ class QuietHandler(http.server.BaseHTTPRequestHandler):
         self.wfile.write(body)
 
 
+class Relay:
+    """The mailboxes through which the pages of a trace's browsers talk (browser/relay.mjs): the
+    runner's, and one per other partition's page. POST /relay delivers a batch [{to, message}]
+    in order; GET /relay?for=NAME answers with what waits for NAME, waiting up to WAIT_S for
+    something to come."""
+
+    WAIT_S = 10
+
+    def __init__(self):
+        self.lock = threading.Condition()
+        self.boxes = {}
+
+    def deliver(self, batch):
+        with self.lock:
+            for item in batch:
+                self.boxes.setdefault(str(item["to"]), []).append(item["message"])
+            self.lock.notify_all()
+
+    def take(self, name):
+        with self.lock:
+            self.lock.wait_for(lambda: self.boxes.get(name), timeout=self.WAIT_S)
+            return self.boxes.pop(name, [])
+
+
+def partitions_of(trace):
+    """The trace's partitions in the order its agents name them (runner.mjs hosts the first, a
+    browser of its own each other one); [] for a trace that cannot be read, which the runner
+    page then reports."""
+    try:
+        agents = json.loads(trace)["agents"]
+        return list(dict.fromkeys(a.get("partition", "default") for a in agents))
+    except (ValueError, KeyError, TypeError, AttributeError):
+        return []
+
+
 def serve(trace, result, done):
     """Starts the server in a thread; returns it."""
+    relay = Relay()
 
     class Handler(QuietHandler):
         def do_GET(self):
-            path = self.path.split("?")[0]
+            path, _, query = self.path.partition("?")
             if path == "/trace":
                 return self.send(200, trace, "application/json")
+            if path == "/relay":
+                name = urllib.parse.parse_qs(query).get("for", [""])[0]
+                return self.send(200, json.dumps(relay.take(name)).encode(), "application/json")
             file = os.path.normpath(os.path.join(JS, path.lstrip("/")))
             if not file.startswith(JS) or not os.path.isfile(file):
                 return self.send(404, b"not found")
@@ -74,6 +114,12 @@ def serve(trace, result, done):
 
         def do_POST(self):
             body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+            if self.path == "/relay":
+                try:
+                    relay.deliver(json.loads(body))
+                except (ValueError, KeyError, TypeError):
+                    return self.send(400, b"not a batch of {to, message}")
+                return self.send(200, b"ok")
             result.update(json.loads(body))
             self.send(200, b"ok")
             done.set()
@@ -112,6 +158,8 @@ def main(name, browser_env, browser_name, command, env=None):
                         help="remove the browser's navigator.locks in each agent first")
     parser.add_argument("--without", default="", help="refuse these: scheduler, workers")
     parser.add_argument("--quiet", type=int, help="settling: ms of quiet (default 60)")
+    parser.add_argument("--first-call-quiet", type=int,
+                        help="settling after an agent's first lock call: ms of quiet (default 250)")
     args = parser.parse_args()
     if args.serve == bool(args.trace or args.log) or (not args.serve and not args.log):
         parser.error("give TRACE LOG, or --serve alone")
@@ -128,6 +176,8 @@ def main(name, browser_env, browser_name, command, env=None):
         page["without"] = args.without
     if args.quiet:
         page["quiet"] = str(args.quiet)
+    if args.first_call_quiet:
+        page["firstCallQuiet"] = str(args.first_call_quiet)
     browser_command = lambda url, profile: command(args.browser, url, profile)  # noqa: E731
     if args.serve:
         return serve_traces(name, browser_command, args.timeout, env, page, args.restart_every)
@@ -141,6 +191,14 @@ def runner_url(port, page):
     url = (f"http://127.0.0.1:{port}/browser/runner.html?trace=/trace"
            f"&secondOrigin=http://localhost:{port}")
     return url + "".join(f"&{k}={urllib.parse.quote(v)}" for k, v in (page or {}).items())
+
+
+def partition_url(port, partition, page):
+    """The page of another partition's browser (browser/partition.mjs)."""
+    url = (f"http://127.0.0.1:{port}/browser/partition.html?trace=/trace"
+           f"&partition={urllib.parse.quote(partition)}&secondOrigin=http://localhost:{port}")
+    return url + "".join(f"&{k}={urllib.parse.quote(v)}" for k, v in (page or {}).items()
+                         if k in ("preload", "hideLocks"))
 
 
 def read_trace(trace_path):
@@ -195,11 +253,17 @@ def run(trace_path, log_path, name, command, timeout, env=None, page=None):
     result = {}
     done = threading.Event()
     server = serve(trace, result, done)
-    browser = Browser(name, command, runner_url(server.server_address[1], page), env)
+    port = server.server_address[1]
+    # One browser per partition, each on a fresh profile: another user agent (TRACE_FORMAT.md),
+    # so lock managers and storage of its own.
+    browsers = [Browser(name, command, runner_url(port, page), env)]
     try:
+        for partition in partitions_of(trace)[1:]:
+            browsers.append(Browser(name, command, partition_url(port, partition, page), env))
         finished = done.wait(timeout)
     finally:
-        browser.stop()
+        for browser in browsers:
+            browser.stop()
         server.shutdown()
     return outcome(result, finished, timeout, log_path)
 
@@ -212,6 +276,7 @@ class Driver:
 
     def __init__(self):
         self.browser = None  # the one its page runs in, stopped by stop_browser()
+        self.used = 0  # traces handed to that browser
         self.lock = threading.Condition()
         self.generation = 0
         self.job = None  # (id, url) not yet taken
@@ -244,6 +309,18 @@ class Driver:
         if self.browser:
             self.browser.stop()
             self.browser = None
+
+    def ensure_browser(self, name, command, env, restart_every):
+        """A live browser on this driver's page for the next trace: a fresh one when there is
+        none, when it has died, or after `restart_every` traces."""
+        if self.browser and (self.browser.process.poll() is not None or
+                             self.used >= restart_every):
+            self.stop_browser()
+        if not self.browser:
+            self.new_generation()
+            self.browser = Browser(name, command, self.url(), env)
+            self.used = 0
+        self.used += 1
 
     def url(self):
         return (f"http://127.0.0.1:{self.server.server_address[1]}/browser/driver.html"
@@ -285,21 +362,22 @@ class Driver:
 def serve_traces(name, command, timeout, env, page, restart_every):
     """--serve: answers each request line of stdin with a line on stdout until stdin ends. A trace
     that times out, or whose browser has died, gets a fresh browser, as does every
-    `restart_every`-th trace."""
-    driver = Driver()
-    # Ended by a signal (a campaign stopped by hand), the browser goes too, not orphaned.
+    `restart_every`-th trace. A trace with more partitions than one also has a browser per other
+    partition (each with a driver page of its own, started when a trace first needs it and kept
+    for the next ones), in which its partition pages open as its runner does in the first."""
+    drivers = []  # drivers[k]: the browser of a trace's partition k (0: its runner's)
+    # Ended by a signal (a campaign stopped by hand), the browsers go too, not orphaned.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
     try:
-        return serve_requests(name, command, timeout, env, page, restart_every, driver)
+        return serve_requests(name, command, timeout, env, page, restart_every, drivers)
     finally:
-        driver.stop_browser()
-        driver.server.shutdown()
+        for driver in drivers:
+            driver.stop_browser()
+            driver.server.shutdown()
 
 
-def serve_requests(name, command, timeout, env, page, restart_every, driver):
+def serve_requests(name, command, timeout, env, page, restart_every, drivers):
     """serve_traces' loop: one answer per request line until stdin ends."""
-    browser = None
-    used = 0
     for job_id in itertools.count():
         line = sys.stdin.readline()
         if not line:
@@ -312,28 +390,33 @@ def serve_requests(name, command, timeout, env, page, restart_every, driver):
                          'expected {"trace": PATH, "log": PATH}')
         else:
             trace, failed = read_trace(trace_path)
-            if failed:
-                answer = failed
-            else:
-                if browser and (browser.process.poll() is not None or used >= restart_every):
-                    driver.stop_browser()
-                    browser = None
-                if not browser:
-                    driver.new_generation()
-                    browser = driver.browser = Browser(name, command, driver.url(), env)
-                    used = 0
-                used += 1
-                result = {}
-                done = threading.Event()
-                server = serve(trace, result, done)
-                driver.hand(job_id, runner_url(server.server_address[1], page))
-                finished = done.wait(timeout)
-                driver.finish(job_id)
-                server.shutdown()
-                if not finished:  # the browser may be stuck: the next trace gets a new one
-                    driver.stop_browser()
-                    browser = None
-                answer = outcome(result, finished, timeout, log_path)
+            answer = failed or serve_one(trace, log_path, job_id, name, command, timeout, env,
+                                         page, restart_every, drivers)
         sys.stdout.write(json.dumps({"exit": answer[0], "message": answer[1]}) + "\n")
         sys.stdout.flush()
     return 0
+
+
+def serve_one(trace, log_path, job_id, name, command, timeout, env, page, restart_every,
+              drivers):
+    """One trace of --serve: its runner page in drivers[0]'s browser, the page of its k-th
+    other partition in drivers[k]'s. Returns the exit code and message."""
+    result = {}
+    done = threading.Event()
+    server = serve(trace, result, done)
+    port = server.server_address[1]
+    urls = [runner_url(port, page)] + [partition_url(port, p, page)
+                                       for p in partitions_of(trace)[1:]]
+    while len(drivers) < len(urls):
+        drivers.append(Driver())
+    for driver, url in zip(drivers, urls):
+        driver.ensure_browser(name, command, env, restart_every)
+        driver.hand(job_id, url)
+    finished = done.wait(timeout)
+    for driver in drivers[:len(urls)]:
+        driver.finish(job_id)
+    server.shutdown()
+    if not finished:  # a browser may be stuck: the next trace gets new ones
+        for driver in drivers[:len(urls)]:
+            driver.stop_browser()
+    return outcome(result, finished, timeout, log_path)

@@ -1,14 +1,19 @@
 // Replays a lockstep trace in a browser with its real navigator.locks and posts the observed log
-// to the server that served the page (adapters/js/chromium/run.py). Agents: a window is an
-// iframe (of this origin; of a second loopback origin for the trace's second origin; sandboxed,
-// so opaque, for "opaque"), a worker is a dedicated worker of this page. Steps and events travel
-// by postMessage, so the runner treats every agent alike whatever its origin.
+// to the server that served the page (adapters/js/chromium/run.py). Agents (host.mjs): a window is
+// an iframe (of this origin; of a second loopback origin for the trace's second origin;
+// sandboxed, so opaque, for "opaque"), a worker is a dedicated worker of this page. Steps and
+// events travel by postMessage, so the runner treats every agent alike whatever its origin. The
+// agents of the trace's other partitions live in other browsers (partition.mjs), reached through
+// the loopback server's relay (relay.mjs).
 //
 // Settling after a step is quiescence: no message from any agent for QUIET_MS and three turns,
-// at most LIMIT_MS. An event that a step's own task logs carries that step; any other carries
-// the step being settled when it arrives (traces/README.md).
+// at most LIMIT_MS, and, with other partitions, a round trip to each of their pages that brings
+// nothing new. An event that a step's own task logs carries that step; any other carries the
+// step being settled when it arrives (traces/README.md).
 import { cannotExpress, schedulingOps } from '../agent.mjs';
-import { Acks, Recorder, quiescence, replaySteps } from '../settle.mjs';
+import { Acks, Recorder, firstLockCallSettles, quiescence, replaySteps } from '../settle.mjs';
+import { agentParamsOf, hostAgents, originsOf, partitionOf } from './host.mjs';
+import { RUNNER, Relay, partitionMailbox } from './relay.mjs';
 
 // The scheduler's ops where this browser has them: its windows and workers are the same engine
 // (requestIdleCallback, which only windows have, the trace reader allows only in windows).
@@ -20,25 +25,30 @@ const without = (params.get('without') || '').split(',').filter(Boolean);
 const OPS = ['request', 'query', 'newAbortController', 'abort', 'newPromise', 'settle', 'then',
   'queueMicrotask', 'run', 'await', 'mark', 'terminate', 'unload',
   ...(without.includes('scheduler') ? [] : schedulingOps())];
-const agentParams = ['preload', 'hideLocks'].filter((k) => params.has(k))
-  .map((k) => `&${k}=${encodeURIComponent(params.get(k))}`).join('');
 const QUIET_MS = Number(params.get('quiet') || 60);
+// After an agent's first navigator.locks call: Chromium binds a context's lock manager on its
+// first call, and on a loaded machine the answer (a grant, a snapshot) took longer than 60 ms in
+// 10 of 100 runs, so its events were stamped with a later step (docs/conformance.md).
+const FIRST_CALL_QUIET_MS = Math.max(QUIET_MS, Number(params.get('firstCallQuiet') || 250));
 const LIMIT_MS = Number(params.get('limit') || 3000);
 const secondOrigin = params.get('secondOrigin');  // e.g. http://localhost:PORT
 
 const post = (body) => fetch('/result', { method: 'POST', body: JSON.stringify(body) });
 
 function whyNot(trace) {
-  const reason = cannotExpress(trace, { ops: OPS, features: ['windows', 'origins', 'opaque'] });
+  const reason = cannotExpress(trace,
+    { ops: OPS, features: ['windows', 'origins', 'opaque', 'partitions'] });
   if (reason) return reason;
-  const origins = [...new Set(trace.agents.filter((a) => a.origin !== 'opaque').map((a) => a.origin))];
+  const origins = originsOf(trace);
   if (origins.length > 2) return 'it uses more than two origins';
   const worker = trace.agents.find((a) => a.kind === 'worker');
   if (worker && without.includes('workers'))
     return `agent ${worker.id} is a worker, and the target runs only in windows`;
+  // A worker of an opaque origin would be a sandboxed frame's, which may not start a worker from
+  // a URL of another origin (every URL is).
   for (const a of trace.agents)
-    if (a.kind === 'worker' && a.origin !== origins[0])
-      return `worker ${a.id} is not of the first origin`;
+    if (a.kind === 'worker' && a.origin === 'opaque')
+      return `worker ${a.id} has an opaque origin`;
   // An unloaded window's script that still runs needs the window itself, which the runner does
   // not reach through postMessage.
   const unloaded = new Set();
@@ -53,61 +63,126 @@ async function main() {
   const trace = await (await fetch(params.get('trace'))).json();
   const reason = whyNot(trace);
   if (reason) return post({ cannot: reason });
-  const origins = [...new Set(trace.agents.filter((a) => a.origin !== 'opaque').map((a) => a.origin))];
   const recorder = new Recorder();
   const acks = new Acks();
-  const agents = new Map();  // id -> {send, end}
-  const ready = [];
+  // The partitions in the order the agents name them: this browser hosts the first, launch.py
+  // has started a browser on partition.html for each other one.
+  const partitions = [...new Set(trace.agents.map(partitionOf))];
+  const remote = new Remote(partitions.slice(1), recorder);
   const onMessage = (data) => {
     if (!data || !data.lockstep) return;
     if (data.lockstep === 'event') recorder.event(data.agent, data.own, data.event);
     else if (data.lockstep === 'performed') acks.performed(data.agent, data.step);
     else if (data.lockstep === 'error') recorder.error(`agent ${data.agent}: ${data.message}`);
+    else if (data.lockstep === 'ready') remote.ready(data.agent);
+    else if (data.lockstep === 'pong') remote.pong(data.n);
   };
-  addEventListener('message', (m) => onMessage(m.data));
-  for (const a of trace.agents) {
-    let resolveReady;
-    ready.push(new Promise((r) => { resolveReady = r; }));
-    const readyOnce = (data) => { if (data && data.lockstep === 'ready' && data.agent === a.id) resolveReady(); };
-    if (a.kind === 'worker') {
-      const worker = new Worker(`agent-worker.mjs?agent=${encodeURIComponent(a.id)}${agentParams}`, { type: 'module' });
-      worker.onmessage = (m) => { readyOnce(m.data); onMessage(m.data); };
-      agents.set(a.id, { send: (msg) => worker.postMessage(msg), end: () => worker.terminate() });
-    } else {
-      const frame = document.createElement('iframe');
-      frame.title = a.id;
-      const base = a.origin === origins[0] || a.origin === 'opaque' ? '' : `${secondOrigin}/browser/`;
-      frame.src = `${base}agent-frame.html?agent=${encodeURIComponent(a.id)}${agentParams}`;
-      if (a.origin === 'opaque') frame.sandbox = 'allow-scripts';
-      addEventListener('message', (m) => readyOnce(m.data));
-      document.body.append(frame);
-      agents.set(a.id, {
-        send: (msg) => frame.contentWindow.postMessage(msg, '*'),
-        end: () => frame.remove(),
-      });
-    }
-  }
-  await Promise.all(ready);
-
-  const settle = quiescence(() => recorder.activity, {
-    quietMs: QUIET_MS, limitMs: LIMIT_MS, turn: () => new Promise((r) => setTimeout(r, 0)),
+  const local = hostAgents(trace.agents.filter((a) => partitionOf(a) === partitions[0]), {
+    origins: originsOf(trace), secondOrigin, agentParams: agentParamsOf(params), onMessage,
   });
+  const agents = new Map(local.hosted);
+  for (const a of trace.agents)
+    if (partitionOf(a) !== partitions[0]) agents.set(a.id, remote.agent(a));
+  remote.listen(onMessage);
+  await Promise.all([local.ready, remote.allReady()]);
+
+  const quietFor = (quietMs) => quiescence(() => recorder.activity, {
+    quietMs, limitMs: LIMIT_MS, turn: () => new Promise((r) => setTimeout(r, 0)),
+  });
+  const [shortQuiet, longQuiet] = [quietFor(QUIET_MS), quietFor(FIRST_CALL_QUIET_MS)];
+  const firstCalls = firstLockCallSettles(trace.steps);
+  const quietAfter = (i) => (firstCalls.has(i) ? longQuiet : shortQuiet);
   await replaySteps(trace.steps, recorder, {
     perform: async (i, step) => {
       const agent = agents.get(step.agent);
       if (step.op === 'terminate' || step.op === 'unload') {
-        agent.end();
+        // Another partition's page, or a worker's host frame, says when the agent has gone, as
+        // it says a step performed.
+        const ended = agent.endsAcked ? acks.wait(step.agent, i) : null;
+        agent.end(i);
+        await ended;
         acks.ended(step.agent);
         return;
       }
-      const performed = step.settle === false ? acks.wait(step.agent, i) : null;
+      // A step to another partition is waited for even when it settles: settling watches what
+      // arrives from the moment the step has run, not from when it set out through the relay.
+      const performed = step.settle === false || agent.remote ? acks.wait(step.agent, i) : null;
       agent.send({ lockstep: 'perform', step: i, action: step });
       await performed;
     },
-    settle,
+    settle: (i) => (remote.partitions.length ? remote.settle(quietAfter(i)) : quietAfter(i)()),
   });
   if (recorder.errors.length) return post({ error: recorder.errors.join('\n') });
   return post({ log: { format: 'lockstep-log', version: 1, events: recorder.events } });
+}
+
+// The agents of the other partitions, as the runner sees them: reached through the relay, ready
+// when their page relays their "ready", settled when a ping to each page comes back with nothing
+// new before it.
+class Remote {
+  constructor(partitions, recorder) {
+    this.partitions = partitions;
+    this.recorder = recorder;
+    this.relay = new Relay(RUNNER, (message) => recorder.error(message));
+    this.waitingReady = new Map();  // agent id -> resolve
+    this.readyPromises = [];
+    this.pings = 0;
+    this.pongs = new Map();  // n -> resolve
+  }
+
+  agent(a) {
+    this.readyPromises.push(new Promise((r) => this.waitingReady.set(a.id, r)));
+    const mailbox = partitionMailbox(partitionOf(a));
+    return {
+      remote: true,
+      endsAcked: true,
+      send: (message) => this.relay.send(mailbox, { lockstep: 'deliver', agent: a.id, message }),
+      end: (step) => this.relay.send(mailbox, { lockstep: 'end', agent: a.id, step }),
+    };
+  }
+
+  listen(onMessage) {
+    if (!this.partitions.length) return;
+    this.relay.listen(onMessage)
+      .catch((e) => this.recorder.error(`the relay to the other partitions failed: ${e}`));
+  }
+
+  ready(agent) {
+    const resolve = this.waitingReady.get(agent);
+    if (resolve) resolve();
+  }
+
+  allReady() {
+    return Promise.all(this.readyPromises);
+  }
+
+  pong(n) {
+    const resolve = this.pongs.get(n);
+    this.pongs.delete(n);
+    if (resolve) resolve();
+  }
+
+  // A round trip to every other partition's page: what it relayed before the ping has arrived
+  // when the pong does (the relay keeps each page's messages in order). At most LIMIT_MS.
+  pingAll() {
+    return Promise.all(this.partitions.map((p) => new Promise((resolve) => {
+      const n = ++this.pings;
+      const timer = setTimeout(resolve, LIMIT_MS);
+      this.pongs.set(n, () => { clearTimeout(timer); resolve(); });
+      this.relay.send(partitionMailbox(p), { lockstep: 'ping', n });
+    })));
+  }
+
+  // Quiet here, then quiet over there: repeated while a round trip brings something new (what
+  // arrives re-starts the local quiet), a few times at most.
+  async settle(quiet) {
+    for (let round = 0; round < 10; ++round) {
+      await quiet();
+      const seen = this.recorder.activity;
+      await this.pingAll();
+      if (this.recorder.activity === seen) return;
+    }
+  }
 }
 
 main().catch((e) => post({ error: String(e && e.stack || e) }));

@@ -1,0 +1,69 @@
+// Makes trace agents in this page, for runner.mjs (the agents of its own partition) and
+// partition.mjs (another partition's, in a second browser): a window is an iframe (of this
+// page's origin for the trace's first origin, of `secondOrigin` for its second, sandboxed for
+// "opaque"), a worker a dedicated worker of this page, or of a frame of the second origin for a
+// worker of that origin (worker-host.html). Every agent talks by postMessage, whatever its
+// origin, so a page treats them all alike.
+
+// `agents`: the trace's agents to make here; `origins`: the trace's non-opaque origins in order
+// (the first is this page's); `agentParams`: what every agent's URL carries (preload, hideLocks);
+// `onMessage(data)`: what an agent posts. Returns the agents (id -> {send, end(step), endsAcked})
+// and a promise of their "ready"; an agent whose `endsAcked` says "performed" for the step that
+// ended it once it has gone (its end is a message, not a call).
+export function hostAgents(agents, { origins, secondOrigin, agentParams, onMessage }) {
+  const hosted = new Map();
+  const ready = [];
+  for (const a of agents) {
+    let resolveReady;
+    ready.push(new Promise((r) => { resolveReady = r; }));
+    const readyOnce = (data) => {
+      if (data && data.lockstep === 'ready' && data.agent === a.id) resolveReady();
+    };
+    const base = a.origin === origins[0] || a.origin === 'opaque' ? '' : `${secondOrigin}/browser/`;
+    if (a.kind === 'worker' && base) {
+      const frame = document.createElement('iframe');
+      frame.title = a.id;
+      frame.src = `${base}worker-host.html?agent=${encodeURIComponent(a.id)}${agentParams}`;
+      addEventListener('message', (m) => readyOnce(m.data));
+      document.body.append(frame);
+      hosted.set(a.id, {
+        send: (msg) => frame.contentWindow.postMessage(msg, '*'),
+        end: (step) => frame.contentWindow.postMessage({ lockstep: 'end', step }, '*'),
+        endsAcked: true,
+      });
+    } else if (a.kind === 'worker') {
+      const worker = new Worker(`agent-worker.mjs?agent=${encodeURIComponent(a.id)}${agentParams}`,
+        { type: 'module' });
+      worker.onmessage = (m) => { readyOnce(m.data); onMessage(m.data); };
+      hosted.set(a.id, { send: (msg) => worker.postMessage(msg), end: () => worker.terminate() });
+    } else {
+      const frame = document.createElement('iframe');
+      frame.title = a.id;
+      frame.src = `${base}agent-frame.html?agent=${encodeURIComponent(a.id)}${agentParams}`;
+      if (a.origin === 'opaque') frame.sandbox = 'allow-scripts';
+      addEventListener('message', (m) => readyOnce(m.data));
+      document.body.append(frame);
+      hosted.set(a.id, {
+        send: (msg) => frame.contentWindow.postMessage(msg, '*'),
+        end: () => frame.remove(),
+      });
+    }
+  }
+  addEventListener('message', (m) => onMessage(m.data));  // the frames' (a worker's: onmessage)
+  return { hosted, ready: Promise.all(ready) };
+}
+
+// The trace's non-opaque origins in the order the agents name them.
+export function originsOf(trace) {
+  return [...new Set(trace.agents.filter((a) => a.origin !== 'opaque').map((a) => a.origin))];
+}
+
+// The partition of agent `a` (traces/README.md: "default" unless named).
+export const partitionOf = (a) => a.partition || 'default';
+
+// What every agent's URL carries from the page's own: the polyfill to preload, whether to hide
+// the browser's navigator.locks.
+export function agentParamsOf(params) {
+  return ['preload', 'hideLocks'].filter((k) => params.has(k))
+    .map((k) => `&${k}=${encodeURIComponent(params.get(k))}`).join('');
+}
