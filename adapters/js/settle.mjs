@@ -111,18 +111,30 @@ export async function replaySteps(steps, recorder, { perform, settle }) {
 }
 
 // The settlings (replaySteps' indexes: a step's, or steps.length for the last) at or before
-// which some agent makes its first call on navigator.locks: a top-level request or query, or one
-// in a top-level run's body. A browser
-// may answer a context's first call late (Chromium binds the context's lock manager then), so
-// the browser runner gives those settlings a longer quiet (runner.mjs).
-export function firstLockCallSettles(steps) {
+// which some agent makes its first call on navigator.locks: a request or query anywhere in the
+// step, nested bodies and callbacks included (a postTask's or a lock's callback runs on the same
+// agent, most often while that step settles). A browser may answer a context's first call late
+// (Chromium binds the context's lock manager then), so the browser runner gives those settlings a
+// longer quiet (runner.mjs). A call that request() or query() rejects before it reaches the lock
+// manager (an opaque origin's, a name starting with "-", options that do not go together:
+// web-locks#dom-lockmanager-request steps 3-8) is not that first call: Chromium makes none of it.
+export function firstLockCallSettles(steps, agents = []) {
+  const opaque = new Set(agents.filter((a) => a.origin === 'opaque').map((a) => a.id));
+  const reachesTheManager = (a) => {
+    if (a.op === 'query') return true;
+    if (a.op !== 'request') return false;
+    const o = a.options || {};
+    const badOptions = (o.steal && o.ifAvailable) || (o.steal && o.mode === 'shared') ||
+      (o.signal !== undefined && (o.steal || o.ifAvailable));
+    return !String(a.name).startsWith('-') && !badOptions;
+  };
   const calls = (actions) => (actions || []).some((a) =>
-    a.op === 'request' || a.op === 'query' || (a.op === 'run' && calls(a.body)));
+    reachesTheManager(a) || calls(a.body) || calls(a.callback && a.callback.body));
   const called = new Set();
   const out = new Set();
   let pending = false;
   steps.forEach((s, i) => {
-    if (!called.has(s.agent) && calls([s])) {
+    if (!called.has(s.agent) && !opaque.has(s.agent) && calls([s])) {
       called.add(s.agent);
       pending = true;
     }

@@ -95,3 +95,27 @@ test("the settlings after each agent's first lock call, its own step's or a late
   assert.deepEqual([...firstLockCallSettles(steps)].sort((a, b) => a - b), [1, 5, 8]);
   assert.deepEqual([...firstLockCallSettles([{ agent: 'A', op: 'mark', label: 'x' }])], []);
 });
+
+test('a first lock call in a callback counts; one rejected before the lock manager does not', () => {
+  const held = { result: { pending: true } };
+  const steps = [
+    // A's first call is made by a postTask callback (gen-310518): the settling of step 0.
+    { agent: 'A', op: 'postTask', id: 't0',
+      callback: { body: [{ op: 'request', id: 'r1', name: 'n', callback: held }] } },
+    // B's calls that request() rejects at once are not its first: step 3's query is.
+    { agent: 'B', op: 'request', id: 'r2', name: 'n', options: { steal: true, mode: 'shared' } },
+    { agent: 'B', op: 'request', id: 'r3', name: '-reserved' },
+    { agent: 'B', op: 'query', id: 'q3' },
+    // An opaque window's calls reach no lock manager.
+    { agent: 'O', op: 'query', id: 'q4' },
+  ];
+  const agents = [{ id: 'A', origin: 'https://a.test' }, { id: 'B', origin: 'https://a.test' },
+    { id: 'O', origin: 'opaque' }];
+  assert.deepEqual([...firstLockCallSettles(steps, agents)].sort((a, b) => a - b), [0, 3]);
+  // A then's body counts too, and a request with a signal and ifAvailable does not.
+  const nested = [
+    { agent: 'A', op: 'request', id: 'r0', name: 'x', options: { signal: 's', ifAvailable: true } },
+    { agent: 'A', op: 'run', body: [{ op: 'then', target: 'p', body: [{ op: 'query', id: 'q' }] }] },
+  ];
+  assert.deepEqual([...firstLockCallSettles(nested)], [1]);
+});

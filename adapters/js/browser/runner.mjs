@@ -90,7 +90,7 @@ async function main() {
     quietMs, limitMs: LIMIT_MS, turn: () => new Promise((r) => setTimeout(r, 0)),
   });
   const [shortQuiet, longQuiet] = [quietFor(QUIET_MS), quietFor(FIRST_CALL_QUIET_MS)];
-  const firstCalls = firstLockCallSettles(trace.steps);
+  const firstCalls = firstLockCallSettles(trace.steps, trace.agents);
   const quietAfter = (i) => (firstCalls.has(i) ? longQuiet : shortQuiet);
   await replaySteps(trace.steps, recorder, {
     perform: async (i, step) => {
