@@ -111,7 +111,7 @@ int fuzz_target_command(const FuzzTargetArgs& args) {
   if (args.steps < 1) return bad("--steps: must be at least 1");
   check::Options options;
   options.partial = target.value("partial", false);
-  options.max_runs = 2'000;
+  options.max_runs = args.max_runs;
 
   std::error_code ec;
   fs::create_directories(fs::path(args.out) / "failures", ec);
@@ -119,6 +119,7 @@ int fuzz_target_command(const FuzzTargetArgs& args) {
   Adapter adapter(command, options, serve);
   Tally tally;
   Json failures = Json::array();
+  Json unknowns = Json::array();  // undecided within the budget: kept to be checked again
   int shrunk = 0;
   const bool tty = isatty(STDERR_FILENO);
   const auto start = std::chrono::steady_clock::now();
@@ -146,6 +147,17 @@ int fuzz_target_command(const FuzzTargetArgs& args) {
         if (report->verdict == check::Verdict::Unknown) ++tally.unknown;
         if (report->verdict == check::Verdict::NotAllowed) ++tally.not_allowed;
       }
+    }
+    if (report && report->verdict == check::Verdict::Unknown) {
+      const fs::path dir = fs::path(args.out) / "unknown" / trace.name;
+      fs::create_directories(dir, ec);
+      write_text(dir / "trace.json", write_trace(trace));
+      write_text(dir / "observed.log.json", write_log(ran.log));
+      write_text(dir / "check.txt", check::to_text(*report, trace.name));
+      unknowns.push_back(Json{{"seed", seed},
+                              {"trace", (dir / "trace.json").string()},
+                              {"kind", "unknown"},
+                              {"log", (dir / "observed.log.json").string()}});
     }
     const bool failure = ran.kind == AdapterRun::Kind::Failed ||
                          (report && report->verdict == check::Verdict::NotAllowed);
@@ -197,7 +209,9 @@ int fuzz_target_command(const FuzzTargetArgs& args) {
                      {"adapterFailures", tally.failed},
                      {"cannotExpress", tally.cannot},
                      {"unknown", tally.unknown},
-                     {"failures", failures}};
+                     {"maxRuns", args.max_runs},
+                     {"failures", failures},
+                     {"unknowns", unknowns}};
   write_text(fs::path(args.out) / "summary.json", summary.dump(2) + "\n");
   std::cerr << "results in " << args.out << "/summary.json\n";
   return failures.empty() ? kClean : kFailures;

@@ -16,10 +16,13 @@ struct FuzzTargetArgs {
   int steps = 12;           // at most this many top-level steps per trace
   int shrink = 3;           // failures shrunk (the rest are kept as found)
   bool no_serve = false;    // the per-trace command even where the target has a serve command
+  std::uint64_t max_runs = 2'000;  // check's budget per trace: replays before it says unknown
   std::string out = "fuzz-results";
 };
 
-// Exit 0 when every trace the target ran was allowed, 1 when failures were kept, 2 bad input.
+// Exit 0 when no trace the target ran was judged not allowed and the adapter never failed (traces
+// check could not decide within its budget are kept under unknown/ and counted, as those are), 1
+// when failures were kept, 2 bad input.
 int fuzz_target_command(const FuzzTargetArgs& args);
 
 }  // namespace lockstep::cli

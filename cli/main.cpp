@@ -78,6 +78,12 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   fuzz_cmd->add_option("--shrink", fuzz_target.shrink, "--target: how many failures to shrink")
       ->capture_default_str();
+  fuzz_cmd
+      ->add_option("--max-runs", fuzz_target.max_runs,
+                   "--target: check's budget per trace, replays before the verdict is unknown "
+                   "(such traces are kept under unknown/ to be checked again with more)")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
   fuzz_cmd->add_flag("--no-serve", fuzz_target.no_serve,
                      "--target: start the adapter once per trace even where the target can serve "
                      "many traces from one process (targets.json \"serve\")");

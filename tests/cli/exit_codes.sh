@@ -76,6 +76,18 @@ summary "$tmp/per-trace" "s['allowed'] == 3 and s['served'] is None" \
   || { echo "FAIL fuzz --target --no-serve still serves"; fail=1; }
 check 2 "fuzz --target serve with {trace}" "$lockstep" fuzz --targets "$tmp/serve.json" --target wrong --count 1 --out "$tmp/wrong"
 grep -q 'targets.wrong.serve: takes its traces on stdin' "$tmp/err" || { echo "FAIL a serve command with {trace} is not refused by name"; fail=1; }
+# fuzz --target keeps what check could not decide within --max-runs (trace, log, explanation) under
+# unknown/, listed in summary.json; they fail nothing, and a larger budget then decides them.
+cat > "$tmp/reverser.json" <<JSON
+{"targets": {"reverser": {"profile": "locks",
+  "command": "$root/tests/toy-target/reverses-its-log.sh $lockstep {trace} {log}"}}}
+JSON
+check 0 "fuzz --target reverser --max-runs 1" "$lockstep" fuzz --targets "$tmp/reverser.json" --target reverser --count 8 --seed 3 --max-runs 1 --shrink 0 --out "$tmp/reverser"
+summary "$tmp/reverser" "s['maxRuns'] == 1 and s['unknown'] > 0 and len(s['unknowns']) == s['unknown'] and s['notAllowed'] == 0" \
+  || { echo "FAIL fuzz --target lists no undecided trace"; cat "$tmp/reverser/summary.json"; fail=1; }
+undecided=$(python3 -c "import json,sys; u=json.load(open(sys.argv[1]))['unknowns'][0]; print(u['trace'], u['log'])" "$tmp/reverser/summary.json")
+[ -f "$(dirname ${undecided%% *})/check.txt" ] || { echo "FAIL fuzz --target keeps no explanation of an undecided trace"; fail=1; }
+check 1 "check an undecided trace with the default budget" "$lockstep" check $undecided
 # gen: every trace it writes validates and replays; shards split a campaign without changing it.
 check 0 "gen files" "$lockstep" gen --seed 11 --count 6 --steps 20 --out "$tmp/gen"
 for t in "$tmp"/gen/*.trace.json; do
