@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """A small fuzz budget against a real engine: `lockstep fuzz --target TARGET`.
 
-Checks the campaign's contract, not the engine's bugs: the summary accounts for every trace; each kept
-failure holds a valid trace and Node's log, which check still does not allow when run again on
-the saved files; each shrunk trace is valid and no larger than the one it came from.
+Checks the campaign's contract, not the engine's bugs: the summary accounts for every trace and
+lists each undecided one with its files kept; each kept failure holds a valid trace and the
+engine's log, which check still does not allow when run again on the saved files; each shrunk
+trace is valid and no larger than the one it came from.
 Usage: engine_fuzz.py LOCKSTEP SOURCE_DIR TARGET COUNT SHRINK
 """
 import json
@@ -50,6 +51,12 @@ def main():
         if len(kept) != summary["notAllowed"] + summary["adapterFailures"]:
             failures.append(f"{len(kept)} failures kept for {summary['notAllowed']} not allowed "
                             f"and {summary['adapterFailures']} adapter failures")
+        undecided = summary["unknowns"]
+        if len(undecided) != summary["unknown"]:
+            failures.append(f"{len(undecided)} undecided traces kept for {summary['unknown']} unknown")
+        for u in undecided:
+            if not (os.path.isfile(u["trace"]) and os.path.isfile(u["log"])):
+                failures.append(f"seed {u['seed']}: the undecided trace or its log was not kept")
         if (done.returncode == 1) != bool(kept):
             failures.append(f"exit {done.returncode} with {len(kept)} failures kept")
         for f in kept:
