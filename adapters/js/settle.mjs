@@ -117,7 +117,7 @@ export async function replaySteps(steps, recorder, { perform, settle }) {
 // (Chromium binds the context's lock manager then), so the browser runner gives those settlings a
 // longer quiet (runner.mjs). A call that request() or query() rejects before it reaches the lock
 // manager (an opaque origin's, a name starting with "-", options that do not go together:
-// web-locks#dom-lockmanager-request steps 3-8) is not that first call: Chromium makes none of it.
+// web-locks#dom-lockmanager-request steps 4-8) is not that first call: Chromium makes none of it.
 export function firstLockCallSettles(steps, agents = []) {
   const opaque = new Set(agents.filter((a) => a.origin === 'opaque').map((a) => a.id));
   const reachesTheManager = (a) => {
