@@ -3,6 +3,7 @@
 // 2 bad input (with the file and JSON pointer of the problem).
 #include <CLI/CLI.hpp>
 #include <iostream>
+#include <limits>
 
 #include "check.h"
 #include "commands.h"
@@ -51,7 +52,9 @@ int main(int argc, char** argv) {
   lockstep::cli::FuzzArgs fuzz;
   auto* fuzz_cmd = app.add_subcommand(
       "fuzz", "Run the property suite on generated traces for a while; keep every counterexample");
-  fuzz_cmd->add_option("--minutes", fuzz.minutes, "How long to run")
+  fuzz_cmd
+      ->add_option("--minutes", fuzz.minutes,
+                   "How long to run (--target with --count: no time limit unless given)")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
   fuzz_cmd->add_option("--seed", fuzz.seed, "The first seed (each round takes the next)")
@@ -199,7 +202,10 @@ int main(int argc, char** argv) {
     if (*validate_cmd) return lockstep::cli::validate_command(validate_trace);
     if (*corpus_cmd) return lockstep::cli::corpus_command(corpus);
     if (*fuzz_cmd && !fuzz_target.target.empty()) {
-      fuzz_target.minutes = fuzz.minutes;
+      // With --count alone the count is the budget: a campaign of N traces is not cut short by
+      // the default minute (the property suite's budget).
+      const bool count_only = fuzz_target.count > 0 && fuzz_cmd->count("--minutes") == 0;
+      fuzz_target.minutes = count_only ? std::numeric_limits<double>::infinity() : fuzz.minutes;
       fuzz_target.seed = fuzz.seed;
       if (fuzz_cmd->count("--out") > 0) fuzz_target.out = fuzz.out;
       return lockstep::cli::fuzz_target_command(fuzz_target);
