@@ -148,31 +148,29 @@ int fuzz_target_command(const FuzzTargetArgs& args) {
         if (report->verdict == check::Verdict::NotAllowed) ++tally.not_allowed;
       }
     }
-    if (report && report->verdict == check::Verdict::Unknown) {
-      const fs::path dir = fs::path(args.out) / "unknown" / trace.name;
-      fs::create_directories(dir, ec);
-      write_text(dir / "trace.json", write_trace(trace));
-      write_text(dir / "observed.log.json", write_log(ran.log));
-      write_text(dir / "check.txt", check::to_text(*report, trace.name));
-      unknowns.push_back(Json{{"seed", seed},
-                              {"trace", (dir / "trace.json").string()},
-                              {"kind", "unknown"},
-                              {"log", (dir / "observed.log.json").string()}});
-    }
-    const bool failure = ran.kind == AdapterRun::Kind::Failed ||
-                         (report && report->verdict == check::Verdict::NotAllowed);
-    if (failure) {
-      // Kept: the trace, what the adapter did, and check's explanation; the first few shrunk.
-      const fs::path dir = fs::path(args.out) / "failures" / trace.name;
+    // Kept in folder/<trace>: the trace and, when check judged the log, the log and check's
+    // explanation; the entry summary.json lists it by.
+    const auto keep = [&](const char* folder) {
+      const fs::path dir = fs::path(args.out) / folder / trace.name;
       fs::create_directories(dir, ec);
       write_text(dir / "trace.json", write_trace(trace));
       Json entry{{"seed", seed}, {"trace", (dir / "trace.json").string()}};
       if (report) {
         write_text(dir / "observed.log.json", write_log(ran.log));
         write_text(dir / "check.txt", check::to_text(*report, trace.name));
-        entry["kind"] = "not allowed";
+        entry["kind"] = check::verdict_name(report->verdict);
         entry["log"] = (dir / "observed.log.json").string();
-      } else {
+      }
+      return std::make_pair(dir, entry);
+    };
+    if (report && report->verdict == check::Verdict::Unknown)
+      unknowns.push_back(keep("unknown").second);
+    const bool failure = ran.kind == AdapterRun::Kind::Failed ||
+                         (report && report->verdict == check::Verdict::NotAllowed);
+    if (failure) {
+      // Kept: the trace, what the adapter did, and check's explanation; the first few shrunk.
+      auto [dir, entry] = keep("failures");
+      if (!report) {
         write_text(dir / "adapter.txt",
                    "exit " + std::to_string(ran.exit_code) + ": " + ran.message + "\n");
         entry["kind"] = "adapter failed";
