@@ -43,15 +43,10 @@ Runner::Runner(const Trace& trace)
   named_.reserve(trace_.steps.size());
   compiled_.reserve(trace_.steps.size());
   step_envs_.reserve(trace_.steps.size());
-  settling_steps_.reserve(trace_.steps.size());
-  compile(trace_.steps, /*top_level=*/true);
-  // I-26: each step's settling step, the first step from it on that settles (the last step's
-  // settling, after the trace, if none does), from the flags compile() kept.
-  int next = static_cast<int>(settling_steps_.size()) - 1;
-  for (std::size_t i = settling_steps_.size(); i-- > 0;) {
-    if (settling_steps_[i]) next = static_cast<int>(i);
-    settling_steps_[i] = next;
-  }
+  std::vector<bool> settles;  // each top-level step's flag, read by compile()'s walk
+  settles.reserve(trace_.steps.size());
+  compile(trace_.steps, &settles);
+  settling_steps_ = settling_steps(settles);  // I-26
   for (const LateReference& late : late_) {
     CompiledAction& c = compiled_[late.action];
     Named* n = named(late.id);  // still null if no action makes it: the replay says so
@@ -82,15 +77,15 @@ Named* Runner::resolve(std::string_view id, std::size_t action, int slot) {
 // Lays out `body`'s actions contiguously, then each one's nested bodies after them (depth first,
 // as for_each_action meets them); returns the index of the first. Each action that makes an id
 // gets its record here.
-std::size_t Runner::compile(const std::vector<Action>& body, bool top_level) {
+std::size_t Runner::compile(const std::vector<Action>& body, std::vector<bool>* settles) {
   const std::size_t first = compiled_.size();
   compiled_.resize(first + body.size());
   for (std::size_t i = 0; i < body.size(); ++i) {
     const Action& a = body[i];
     const std::size_t at = first + i;  // compiled_ grows below: no reference into it is kept
-    if (top_level) {  // what run_top_level needs, read now while the action is in cache
+    if (settles) {  // the top level: what run_top_level needs, read while the action is in cache
       step_envs_.push_back(rt_.env(a.agent));
-      settling_steps_.push_back(a.settle ? 1 : 0);  // a flag until the constructor's pass
+      settles->push_back(a.settle);
     }
     if (!a.id.empty()) {
       Named* n = &names_.emplace(Named{&a, a.id, a.op});

@@ -70,7 +70,8 @@ class Runner : public Host {
     const std::vector<Action>* body;
     const CompiledAction* compiled;
   };
-  std::size_t compile(const std::vector<Action>& body, bool top_level = false);
+  // `settles`: given for the top level only, which also records each step's agent and flag.
+  std::size_t compile(const std::vector<Action>& body, std::vector<bool>* settles = nullptr);
   Named* resolve(std::string_view id, std::size_t action, int slot);
   void run_top_level(int index, const Action& step);
   Completion call_function(Env* env, Code code, const Callback* callback, const CallbackRef* owner,

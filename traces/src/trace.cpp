@@ -139,14 +139,21 @@ std::vector<Readings> Trace::readings_that_matter() const {
   return all;
 }
 
-std::vector<int> settling_steps(const std::vector<Action>& steps) {
-  std::vector<int> out(steps.size());
-  int next = static_cast<int>(steps.size()) - 1;
-  for (std::size_t i = steps.size(); i-- > 0;) {
-    if (steps[i].settle) next = static_cast<int>(i);
+std::vector<int> settling_steps(const std::vector<bool>& settles) {
+  std::vector<int> out(settles.size());
+  int next = static_cast<int>(settles.size()) - 1;
+  for (std::size_t i = settles.size(); i-- > 0;) {
+    if (settles[i]) next = static_cast<int>(i);
     out[i] = next;
   }
   return out;
+}
+
+std::vector<int> settling_steps(const std::vector<Action>& steps) {
+  std::vector<bool> settles;
+  settles.reserve(steps.size());
+  for (const Action& step : steps) settles.push_back(step.settle);
+  return settling_steps(settles);
 }
 
 }  // namespace lockstep

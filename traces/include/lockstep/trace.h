@@ -167,6 +167,8 @@ struct Trace {
 // settles, else the next step that does, else the last step. What runs while a step waits for
 // queued work (I-26) carries that step's entry, as a runner stamps what arrives then.
 std::vector<int> settling_steps(const std::vector<Action>& steps);
+// The same from each step's `settle` flag alone.
+std::vector<int> settling_steps(const std::vector<bool>& settles);
 
 // Calls f on every action, depth first in document order (an action before its nested bodies).
 template <class F>
