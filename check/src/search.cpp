@@ -12,6 +12,18 @@
 // the normative profile a sleeping unit is not offered again, since running it there gives a
 // schedule equivalent to one already searched.
 //
+// A probe's canonical continuation tells more than how to order one point's alternatives: the
+// choice points it passed before the log strayed are points where the canonical choice keeps
+// explaining the log. So after probing a point, the exploring replay takes the canonical choice at
+// the points the best alternative's continuation passed (all but the last before it strayed, which
+// may be where the log wants something else) without probing them. Their alternatives are kept,
+// canonical first, and tried as the search backtracks, so the search covers the same schedules;
+// only the probes are saved, which on a log far from the canonical schedule are most of the
+// replays. At the last point it passed, the canonical choice is dead unless that continuation
+// explained the whole log: it went on from there into the events that strayed, or to an end that
+// left observed events unexplained, and a probe of it would replay exactly that. That probe is
+// saved too.
+//
 // Before all that, the canonical schedule is replayed on the impl engine (Options::impl_first):
 // the impl engine gives the model's log on every trace and schedule (corpus-impl/*,
 // engines_agree_test, the property TheImplEngineAgreesWithTheSpecEngine) about 40 times faster
@@ -43,6 +55,9 @@ struct Node {
   std::vector<std::size_t> order;
   std::vector<std::string> names;  // of those units, for the reported schedule
   std::size_t at = 0;
+  // Choice points after this one that the best alternative's continuation passed (probed nodes).
+  std::size_t reach = 0;
+  bool reach_complete = false;  // that continuation explained the whole log
 };
 
 constexpr std::size_t kSilent = std::numeric_limits<std::size_t>::max();
@@ -108,12 +123,7 @@ class Search {
       }
       if (report_.verdict == Verdict::NotAllowed && !early_bound_hit_) break;
     }
-    report_.divergence = best_;
-    if (report_.divergence) {
-      auto& steps = report_.divergence->spec_steps;
-      std::sort(steps.begin(), steps.end());
-      steps.erase(std::unique(steps.begin(), steps.end()), steps.end());
-    }
+    report_.divergence = best_;  // its spec_steps sorted already (note_divergence)
     return finish();
   }
 
@@ -170,6 +180,7 @@ class Search {
     bool complete = false;  // the replay ended and explained every observed event
     std::size_t first_event = kSilent;
     std::size_t matched = 0;  // observed events explained before the replay stopped
+    std::size_t reach = 0;    // probes: choice points the canonical continuation passed
   };
 
   // Replays along the current path. A probe takes alternative `probe_choice` at depth `depth`
@@ -183,9 +194,9 @@ class Search {
   Outcome replay(std::size_t depth, bool probe, std::size_t probe_choice = 0) {
     ++report_.runs;
     Progress progress(queries_, options_.compare_steps);
-    spec::StepCounts steps;
-    const spec::ScopedStepSink counting(&steps);
-    spec::StepCounts* const outer = counting.outer();
+    spec::StepTrail steps;  // of the unit running now
+    const spec::ScopedStepSink not_counted(nullptr);
+    const spec::ScopedStepTrail trail(&steps);
     spec::TraceRunner runner(trace_);
     spec::World& world = runner.world();
     current_world_ = &world;
@@ -195,6 +206,9 @@ class Search {
     // path, while only units independent of them have run since.
     std::vector<std::string> sleep;
     bool dead = false;  // the path or the probed segment logged an event not observed next
+    // Exploring replays: new choice points before this one take the canonical choice unprobed.
+    std::size_t trusted_until = 0;
+    std::size_t canonical_dead_at = kSilent;  // after a probe whose winner left the log unexplained
     const auto check_events = [&] {
       if (advance(progress, world.event_log(), &steps) && steps_still_reachable(progress, world))
         return;
@@ -225,11 +239,16 @@ class Search {
         phase = Phase::Continue;
         return point.canonical;
       }
-      // An exploring replay meets a new choice point: order its live alternatives.
-      spec::set_step_sink(outer);
-      Node node = order_alternatives(point, here, sleep);
-      spec::set_step_sink(&steps);
-      if (node.order.empty()) throw Stop{};  // every alternative is dead
+      // An exploring replay meets a new choice point: trusted (see the top of this file), or
+      // ordered by probing its alternatives.
+      Node node;
+      if (here < trusted_until) node = trusted_node(point, sleep);
+      if (node.order.empty()) {
+        node = order_alternatives(point, here, sleep, here == canonical_dead_at);
+        if (node.order.empty()) throw Stop{};  // every alternative is dead
+        trusted_until = here + node.reach;     // all but the last point the continuation passed
+        canonical_dead_at = node.reach_complete ? kSilent : trusted_until;
+      }
       nodes_.push_back(std::move(node));
       ++depth;
       return nodes_[here].order[0];
@@ -270,7 +289,7 @@ class Search {
           sleep.end());
     });
     const auto continued = [&](std::size_t score) {
-      return Outcome{true, false, score, total(progress)};
+      return Outcome{true, false, score, total(progress), met - depth - 1};
     };
     RunResult result;
     try {
@@ -285,7 +304,8 @@ class Search {
     }
     if (all_matched(progress)) {
       unobserved_ = progress.unobserved;
-      return Outcome{true, true, progress.first_matched, total(progress)};
+      // A probe that explains everything vouches for every point after it.
+      return Outcome{true, true, progress.first_matched, total(progress), probe ? met - depth : 0};
     }
     if (probe && phase == Phase::Continue) return continued(progress.first_matched);
     return Outcome{};
@@ -326,20 +346,40 @@ class Search {
     return all;
   }
 
+  // A point the best continuation of the last probed point passed: its alternatives unprobed,
+  // canonical first. Empty if the canonical choice is asleep here (the point is probed instead).
+  Node trusted_node(const spec::World::ChoicePoint& point,
+                    const std::vector<std::string>& sleep) const {
+    Node node;
+    const std::vector<std::size_t> all = alternatives(point, sleep);
+    if (all.empty() || all.front() != point.canonical) return node;
+    node.order = all;
+    for (std::size_t i : all) node.names.push_back(point.names[i]);
+    return node;
+  }
+
+  // `canonical_dead`: known without a probe (see the top of this file).
   Node order_alternatives(const spec::World::ChoicePoint& point, std::size_t depth,
-                          const std::vector<std::string>& sleep) {
+                          const std::vector<std::string>& sleep, bool canonical_dead) {
     const std::vector<std::size_t> all = alternatives(point, sleep);
     // Best first: a replay that explains everything; then the one whose canonical continuation
     // explains the most events; then the one whose first event comes earliest in the observed
     // log; then canonical order.
     std::vector<std::tuple<bool, std::size_t, std::size_t, std::size_t>> live;
+    std::vector<std::size_t> reach(all.size(), 0);
     for (std::size_t rank = 0; rank < all.size(); ++rank) {
+      if (canonical_dead && all[rank] == point.canonical) continue;
       if (report_.runs >= round_limit_) throw BudgetSpent{};
       const Outcome o = replay(depth, /*probe=*/true, rank);
       if (o.alive) live.emplace_back(!o.complete, kSilent - o.matched, o.first_event, rank);
+      reach[rank] = o.reach;
     }
     std::sort(live.begin(), live.end());
     Node node;
+    if (!live.empty()) {
+      node.reach = reach[std::get<3>(live.front())];
+      node.reach_complete = !std::get<0>(live.front());
+    }
     for (const auto& [incomplete, unexplained, first, rank] : live) {
       node.order.push_back(all[rank]);
       node.names.push_back(point.names[all[rank]]);
@@ -356,7 +396,7 @@ class Search {
   // Compares the events logged since the last call with the observed ones, agent by agent. A
   // mismatch is noted as a divergence with `steps` (those of the unit that logged it), unless
   // `steps` is null.
-  bool advance(Progress& p, const Log& log, const spec::StepCounts* steps) {
+  bool advance(Progress& p, const Log& log, const spec::StepTrail* steps) {
     for (; p.consumed < log.events.size(); ++p.consumed) {
       const Event& e = log.events[p.consumed];
       const auto& mine = by_agent_[e.agent];
@@ -409,7 +449,7 @@ class Search {
   // Keeps the divergence of the replay that explained the most events; replays that fail at the
   // same place add what they logged there instead.
   void note_divergence(const std::string& agent, std::size_t k, std::size_t matched,
-                       const Event* model_event, const spec::StepCounts& steps) {
+                       const Event* model_event, const spec::StepTrail& steps) {
     const auto& mine = by_agent_[agent];
     const bool same_place =
         best_ && best_->matched == matched && best_->agent == agent && best_->agent_index == k;
@@ -429,7 +469,10 @@ class Search {
       if (std::find(best_->instead.begin(), best_->instead.end(), *model_event) ==
           best_->instead.end())
         best_->instead.push_back(*model_event);
-      for (const auto& [step, count] : steps) best_->spec_steps.push_back(step);
+      auto& ids = best_->spec_steps;  // sorted, without repeats (a trail repeats ids)
+      ids.insert(ids.end(), steps.begin(), steps.end());
+      std::sort(ids.begin(), ids.end());
+      ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
     } else {
       best_->model_could_stop = true;
     }

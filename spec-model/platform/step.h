@@ -6,15 +6,24 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <vector>
 
 namespace lockstep::spec {
 
 using StepCounts = std::map<std::string, std::uint64_t>;
 
-// Counts go to the sink of the run in progress on this thread (none: not counted).
+// The ids of the steps carried out, in order. A tool that only asks which steps a short stretch of
+// a run took (check: the unit that logged a divergence) keeps a trail, which costs a pointer per
+// step where counting into StepCounts costs a string and a map node.
+using StepTrail = std::vector<const char*>;
+
+// Counts go to the sink of the run in progress on this thread, and ids to its trail (none: not
+// counted, not kept).
 void record_step(const char* id);
 void set_step_sink(StepCounts* sink);
 StepCounts* step_sink();  // the one set now, or null
+void set_step_trail(StepTrail* trail);
+StepTrail* step_trail();  // the one set now, or null
 
 // Counts into `sink` while it lives, then gives the previous sink back.
 class ScopedStepSink {
@@ -27,6 +36,18 @@ class ScopedStepSink {
 
  private:
   StepCounts* outer_;
+};
+
+// Keeps ids in `trail` while it lives, then gives the previous trail back.
+class ScopedStepTrail {
+ public:
+  explicit ScopedStepTrail(StepTrail* trail) : outer_(step_trail()) { set_step_trail(trail); }
+  ~ScopedStepTrail() { set_step_trail(outer_); }
+  ScopedStepTrail(const ScopedStepTrail&) = delete;
+  ScopedStepTrail& operator=(const ScopedStepTrail&) = delete;
+
+ private:
+  StepTrail* outer_;
 };
 
 }  // namespace lockstep::spec
