@@ -226,7 +226,12 @@ TEST(Check, AWrongErrorNameIsNotAllowed) {
   EXPECT_EQ(r.divergence->log_index, 1u);
   ASSERT_EQ(r.divergence->instead.size(), 1u);
   EXPECT_EQ(*r.divergence->instead[0].member("reason"), Value::dom_exception("AbortError"));
-  EXPECT_FALSE(r.divergence->spec_steps.empty());
+  // Among the steps of the unit that logged the rejection: request() step 9, which rejects a
+  // request whose signal is aborted already. Each step named once, in order.
+  const std::vector<std::string>& steps = r.divergence->spec_steps;
+  EXPECT_NE(std::find(steps.begin(), steps.end(), "dom-lockmanager-request 9"), steps.end());
+  EXPECT_TRUE(std::is_sorted(steps.begin(), steps.end()));
+  EXPECT_EQ(std::adjacent_find(steps.begin(), steps.end()), steps.end());
 }
 
 TEST(Check, AGrantOutOfFifoOrderWithinAnAgentIsNotAllowed) {

@@ -32,6 +32,7 @@
 #include <algorithm>
 #include <limits>
 #include <map>
+#include <optional>
 #include <set>
 #include <tuple>
 
@@ -62,19 +63,29 @@ struct Node {
 
 constexpr std::size_t kSilent = std::numeric_limits<std::size_t>::max();
 
+// The trace as the search replays it: under `readings`, with no pinned schedule (every schedule is
+// searched, not the one the trace pins). The caller's own when it is so already, as it is for the
+// first readings searched of a trace without a schedule: a copy of 10^5 steps costs more than the
+// impl engine's replay of them.
+const Trace& as_searched(const Trace& trace, const Readings& readings, std::optional<Trace>& copy) {
+  if (trace.readings == readings && trace.schedule.empty()) return trace;
+  copy = trace;
+  copy->readings = readings;
+  copy->schedule.clear();
+  copy->schedule_pointer.clear();
+  return *copy;
+}
+
 class Search {
  public:
   // Under `readings`, whatever the trace's own (search_every_reading).
   Search(const Trace& trace, const Readings& readings, const Log& observed, const Options& options)
-      : trace_(trace),
+      : trace_(as_searched(trace, readings, copy_)),
         observed_(observed),
         options_(options),
         queries_(query_ids(trace)),
         independence_(trace),
         reduce_(options.reduce_orders && options.profile == Profile::Normative) {
-    trace_.readings = readings;
-    trace_.schedule.clear();  // every schedule is searched, not the one the trace pins
-    trace_.schedule_pointer.clear();
     if (options.partial)
       for_each_action(trace.steps, [&](const Action& a) {
         if (a.op == Op::Terminate || a.op == Op::Unload) may_stop_early_.insert(a.agent);
@@ -478,7 +489,8 @@ class Search {
     }
   }
 
-  Trace trace_;
+  std::optional<Trace> copy_;  // of the caller's trace, if it needed other readings or no schedule
+  const Trace& trace_;
   const Log& observed_;
   Options options_;
   std::set<std::string> queries_;  // ids of the trace's queries, for every replay's matcher
