@@ -375,23 +375,23 @@ class Search {
     const std::vector<std::size_t> all = alternatives(point, sleep);
     // Best first: a replay that explains everything; then the one whose canonical continuation
     // explains the most events; then the one whose first event comes earliest in the observed
-    // log; then canonical order.
-    std::vector<std::tuple<bool, std::size_t, std::size_t, std::size_t>> live;
-    std::vector<std::size_t> reach(all.size(), 0);
+    // log; then canonical order. Each with how far its continuation went (ranks differ, so that
+    // never decides the order).
+    std::vector<std::tuple<bool, std::size_t, std::size_t, std::size_t, std::size_t>> live;
     for (std::size_t rank = 0; rank < all.size(); ++rank) {
       if (canonical_dead && all[rank] == point.canonical) continue;
       if (report_.runs >= round_limit_) throw BudgetSpent{};
       const Outcome o = replay(depth, /*probe=*/true, rank);
-      if (o.alive) live.emplace_back(!o.complete, kSilent - o.matched, o.first_event, rank);
-      reach[rank] = o.reach;
+      if (o.alive)
+        live.emplace_back(!o.complete, kSilent - o.matched, o.first_event, rank, o.reach);
     }
     std::sort(live.begin(), live.end());
     Node node;
     if (!live.empty()) {
-      node.reach = reach[std::get<3>(live.front())];
+      node.reach = std::get<4>(live.front());
       node.reach_complete = !std::get<0>(live.front());
     }
-    for (const auto& [incomplete, unexplained, first, rank] : live) {
+    for (const auto& [incomplete, unexplained, first, rank, reach] : live) {
       node.order.push_back(all[rank]);
       node.names.push_back(point.names[all[rank]]);
     }

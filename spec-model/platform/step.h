@@ -25,30 +25,20 @@ StepCounts* step_sink();  // the one set now, or null
 void set_step_trail(StepTrail* trail);
 StepTrail* step_trail();  // the one set now, or null
 
-// Counts into `sink` while it lives, then gives the previous sink back.
-class ScopedStepSink {
+// Points record_step at `target` (a sink or a trail) while it lives, then back at the previous.
+template <class Target, Target* (*current)(), void (*set)(Target*)>
+class ScopedStepTarget {
  public:
-  explicit ScopedStepSink(StepCounts* sink) : outer_(step_sink()) { set_step_sink(sink); }
-  ~ScopedStepSink() { set_step_sink(outer_); }
-  ScopedStepSink(const ScopedStepSink&) = delete;
-  ScopedStepSink& operator=(const ScopedStepSink&) = delete;
-  StepCounts* outer() const { return outer_; }
+  explicit ScopedStepTarget(Target* target) : outer_(current()) { set(target); }
+  ~ScopedStepTarget() { set(outer_); }
+  ScopedStepTarget(const ScopedStepTarget&) = delete;
+  ScopedStepTarget& operator=(const ScopedStepTarget&) = delete;
 
  private:
-  StepCounts* outer_;
+  Target* outer_;
 };
-
-// Keeps ids in `trail` while it lives, then gives the previous trail back.
-class ScopedStepTrail {
- public:
-  explicit ScopedStepTrail(StepTrail* trail) : outer_(step_trail()) { set_step_trail(trail); }
-  ~ScopedStepTrail() { set_step_trail(outer_); }
-  ScopedStepTrail(const ScopedStepTrail&) = delete;
-  ScopedStepTrail& operator=(const ScopedStepTrail&) = delete;
-
- private:
-  StepTrail* outer_;
-};
+using ScopedStepSink = ScopedStepTarget<StepCounts, step_sink, set_step_sink>;
+using ScopedStepTrail = ScopedStepTarget<StepTrail, step_trail, set_step_trail>;
 
 }  // namespace lockstep::spec
 
