@@ -36,7 +36,7 @@ std::set<std::string> query_ids(const Trace& trace) {
 }
 
 EventMatcher::EventMatcher(const std::set<std::string>& queries, bool compare_steps)
-    : queries_(queries), compare_steps_(compare_steps) {}
+    : queries_(&queries), compare_steps_(compare_steps) {}
 
 bool EventMatcher::matches(const Event& model, const Event& observed) {
   if (model.agent != observed.agent || model.event != observed.event) return false;
@@ -49,7 +49,7 @@ bool EventMatcher::same_members(const Event& model, const Event& observed) {
   const Value* target = model.member("target");
   const bool snapshot = model.event == "settled" && target &&
                         target->kind() == Value::Kind::String &&
-                        queries_.count(target->as_string()) > 0;
+                        queries_->count(target->as_string()) > 0;
   for (const auto& [key, value] : model.members) {
     const Value* other = observed.member(key);
     if (!other) return false;

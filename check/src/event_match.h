@@ -32,7 +32,7 @@ class EventMatcher {
   bool same_pending(const Value& model, const Value& observed);
   bool bind(const std::string& model_agent, const std::string& observed_id);
 
-  const std::set<std::string>& queries_;
+  const std::set<std::string>* queries_;  // a pointer: a matcher is copied and assigned
   bool compare_steps_;
   std::map<std::string, std::string> agent_of_client_, client_of_agent_;
 };

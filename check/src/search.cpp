@@ -50,6 +50,19 @@ namespace {
 struct Stop {};         // thrown out of the model's choice point to end a replay early
 struct BudgetSpent {};  // thrown when a probe would exceed Options::max_runs
 
+constexpr std::size_t kSilent = std::numeric_limits<std::size_t>::max();
+
+// One replay's view of how far the model's log matches the observed one.
+struct Progress {
+  Progress(const std::set<std::string>& queries, bool compare_steps)
+      : matcher(queries, compare_steps) {}
+  EventMatcher matcher;
+  std::map<std::string, std::size_t> matched;
+  std::size_t consumed = 0;
+  std::size_t first_matched = kSilent;  // observed index of the first event matched lately
+  std::map<std::string, std::size_t> unobserved;  // --partial: model events past the observed
+};
+
 // A choice point of the search tree: its live alternatives (unit indexes) in the order they are
 // explored, and which one the current path takes.
 struct Node {
@@ -59,9 +72,11 @@ struct Node {
   // Choice points after this one that the best alternative's continuation passed (probed nodes).
   std::size_t reach = 0;
   bool reach_complete = false;  // that continuation explained the whole log
+  // How the log matched when the replay that made the node met it. Every later replay reaches the
+  // point by the same choices, so logs the same events up to it (the model is deterministic but
+  // for its choice points): it takes this instead of matching them again.
+  std::optional<Progress> before;
 };
-
-constexpr std::size_t kSilent = std::numeric_limits<std::size_t>::max();
 
 // The trace as the search replays it: under `readings`, with no pinned schedule (every schedule is
 // searched, not the one the trace pins). The caller's own when it is so already, as it is for the
@@ -175,17 +190,6 @@ class Search {
   }
 
  private:
-  // One replay's view of how far the model's log matches the observed one.
-  struct Progress {
-    Progress(const std::set<std::string>& queries, bool compare_steps)
-        : matcher(queries, compare_steps) {}
-    EventMatcher matcher;
-    std::map<std::string, std::size_t> matched;
-    std::size_t consumed = 0;
-    std::size_t first_matched = kSilent;  // observed index of the first event matched lately
-    std::map<std::string, std::size_t> unobserved;  // --partial: model events past the observed
-  };
-
   struct Outcome {
     bool alive = false;     // the log still matches where the replay stopped
     bool complete = false;  // the replay ended and explained every observed event
@@ -205,12 +209,22 @@ class Search {
   Outcome replay(std::size_t depth, bool probe, std::size_t probe_choice = 0) {
     ++report_.runs;
     Progress progress(queries_, options_.compare_steps);
+    // Up to the path's last point the log is known to match (Node::before): its events are not
+    // matched again, and the spec steps of its units, which only a divergence reports, not noted.
+    const std::size_t follow_until = depth > 0 && nodes_[depth - 1].before ? depth : 0;
     spec::StepTrail steps;  // of the unit running now
     const spec::ScopedStepSink not_counted(nullptr);
-    const spec::ScopedStepTrail trail(&steps);
+    const spec::ScopedStepTrail trail(follow_until > 0 ? nullptr : &steps);
     spec::TraceRunner runner(trace_);
     spec::World& world = runner.world();
+    // This replay's world until it ends; then the world of the replay that probed through it.
+    struct CurrentWorld {
+      spec::World*& current;
+      spec::World* const outer;
+      ~CurrentWorld() { current = outer; }
+    } const restore_world{current_world_, current_world_};
     current_world_ = &world;
+    world.set_logging(follow_until == 0);  // the path's events: neither matched nor kept
     enum class Phase { Follow, Probed, Continue } phase = Phase::Follow;
     std::size_t met = 0;  // choice points met in this replay
     // Units asleep here (partial-order reduction): alternatives searched before at a point of the
@@ -221,6 +235,7 @@ class Search {
     std::size_t trusted_until = 0;
     std::size_t canonical_dead_at = kSilent;  // after a probe whose winner left the log unexplained
     const auto check_events = [&] {
+      if (met < follow_until) return;  // on the path: matched already
       if (advance(progress, world.event_log(), &steps) && steps_still_reachable(progress, world))
         return;
       if (phase != Phase::Continue) dead = true;  // a straying continuation only scores lower
@@ -239,6 +254,12 @@ class Search {
         if (reduce_)
           for (std::size_t i = 0; i < node.at; ++i)
             sleep.push_back(Independence::unit_of(node.names[i]));
+        if (here + 1 == follow_until) {  // the path's last point: matching resumes after it
+          progress = *node.before;
+          progress.consumed = world.event_log().events.size();  // none: logging was off
+          world.set_logging(true);
+          spec::set_step_trail(&steps);
+        }
         return node.order[node.at];
       }
       if (probe) {
@@ -260,6 +281,7 @@ class Search {
         trusted_until = here + node.reach;     // all but the last point the continuation passed
         canonical_dead_at = node.reach_complete ? kSilent : trusted_until;
       }
+      node.before = progress;
       nodes_.push_back(std::move(node));
       ++depth;
       return nodes_[here].order[0];
@@ -507,7 +529,7 @@ class Search {
   std::uint64_t round_limit_ = 0;   // the replays this round may reach (report_.runs)
   std::vector<std::string> canonical_schedule_;
   std::optional<Divergence> best_;
-  spec::World* current_world_ = nullptr;  // of the replay running now
+  spec::World* current_world_ = nullptr;  // of the innermost replay running now
   Report report_;
 };
 

@@ -1,30 +1,30 @@
 #include "step.h"
 
 namespace lockstep::spec {
-namespace {
-thread_local StepCounts* g_sink = nullptr;
-thread_local StepTrail* g_trail = nullptr;
-}  // namespace
 
-void record_step(const char* id) {
-  if (g_sink) ++(*g_sink)[id];
-  if (g_trail) g_trail->push_back(id);
+namespace detail {
+constinit thread_local StepTargets step_targets;
+
+void record_step_in_targets(const char* id) {
+  if (step_targets.sink) ++(*step_targets.sink)[id];
+  if (step_targets.trail) step_targets.trail->push_back(id);
 }
+}  // namespace detail
 
 void set_step_trail(StepTrail* trail) {
-  g_trail = trail;
+  detail::step_targets.trail = trail;
 }
 
 StepTrail* step_trail() {
-  return g_trail;
+  return detail::step_targets.trail;
 }
 
 void set_step_sink(StepCounts* sink) {
-  g_sink = sink;
+  detail::step_targets.sink = sink;
 }
 
 StepCounts* step_sink() {
-  return g_sink;
+  return detail::step_targets.sink;
 }
 
 }  // namespace lockstep::spec

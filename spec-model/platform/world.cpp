@@ -14,7 +14,8 @@ struct World::Unit {
   EventLoop* loop = nullptr;
   std::string source;  // a task source, or "scheduler" or "idle"
   std::uint64_t seq = 0;
-  std::string name;  // as a schedule names it: "locks:<partition>" or "loop:<L>/<source>"
+  // As a schedule names it: "locks:<partition>" or "loop:<L>/<source>"; World keeps the text.
+  const std::string* name = nullptr;
   int effective_priority = -1;  // the scheduler queue's, for "scheduler" units (I-17)
 };
 
@@ -58,7 +59,23 @@ EventLoop* World::event_loop(const std::string& name) {
 ParallelQueue& World::lock_task_queue(const std::string& partition) {
   ParallelQueue& q = lock_task_queues_[partition];
   q.name = partition;
+  q.unit_name = "locks:" + partition;
   return q;
+}
+
+// Made once per loop and queue: runnable_units() names every unit at every turn of a settling, and
+// building the names anew cost an allocation each (check's search replays ~10^5 turns a second).
+const World::LoopUnitNames& World::unit_names(std::size_t l) {
+  if (loop_unit_names_.size() <= l) loop_unit_names_.resize(l + 1);
+  LoopUnitNames& names = loop_unit_names_[l];
+  const EventLoop& loop = *event_loops_[l];
+  if (names.scheduler.empty()) {
+    names.scheduler = "loop:" + loop.name + "/" + kSchedulerUnit;
+    names.idle = "loop:" + loop.name + "/" + kIdleUnit;
+  }
+  while (names.queues.size() < loop.task_queues.size())
+    names.queues.push_back("loop:" + loop.name + "/" + loop.task_queues[names.queues.size()].first);
+  return names;
 }
 
 void World::queue_a_task(Environment* environment, const std::string& source, Steps steps,
@@ -119,43 +136,47 @@ bool World::runnable(const Task& task) const {
   return task.environment->document_fully_active;
 }
 
-std::vector<World::Unit> World::runnable_units() {
-  std::vector<Unit> units;
+// Into `units`, which the caller keeps from one turn of its loop to the next, so that listing
+// allocates nothing once the list has grown to its usual size.
+void World::runnable_units(std::vector<Unit>& units) {
+  units.clear();
   for (auto& [partition, queue] : lock_task_queues_)
     if (!queue.algorithm_queue.empty())
       units.push_back(
-          Unit{&queue, nullptr, {}, queue.algorithm_queue.front().first, "locks:" + partition});
-  for (auto& loop : event_loops_)
-    for (auto& [source, tasks] : loop->task_queues)
+          Unit{&queue, nullptr, {}, queue.algorithm_queue.front().first, &queue.unit_name});
+  for (std::size_t l = 0; l < event_loops_.size(); ++l) {
+    EventLoop* loop = event_loops_[l].get();
+    for (std::size_t q = 0; q < loop->task_queues.size(); ++q) {
+      const auto& [source, tasks] = loop->task_queues[q];
       for (const Task& task : tasks)
         if (runnable(task)) {
-          units.push_back(
-              Unit{nullptr, loop.get(), source, task.seq, "loop:" + loop->name + "/" + source});
+          units.push_back(Unit{nullptr, loop, source, task.seq, &unit_names(l).queues[q]});
           break;  // the first runnable task of this queue (html#event-loop-processing-model 1)
         }
-  if (!schedulers_) return units;
-  for (auto& loop : event_loops_) {
+    }
+  }
+  if (!schedulers_) return;
+  for (std::size_t l = 0; l < event_loops_.size(); ++l) {
+    EventLoop* loop = event_loops_[l].get();
     // scheduling#sec-patches-html-event-loop-processing: the scheduler queue is one more choice.
-    bool other_work = std::any_of(units.begin(), units.end(),
-                                  [&](const Unit& u) { return u.loop == loop.get(); });
+    bool other_work =
+        std::any_of(units.begin(), units.end(), [&](const Unit& u) { return u.loop == loop; });
     if (auto candidate = schedulers_->next_scheduler_task(*loop)) {
-      units.push_back(Unit{nullptr, loop.get(), kSchedulerUnit, candidate->seq,
-                           "loop:" + loop->name + "/" + kSchedulerUnit,
+      units.push_back(Unit{nullptr, loop, kSchedulerUnit, candidate->seq, &unit_names(l).scheduler,
                            candidate->effective_priority});
       other_work = true;
     }
     // I-19: an idle period starts only on an event loop with nothing else to run.
     if (!other_work)
       if (auto idle = schedulers_->next_idle_callback(*loop))
-        units.push_back(
-            Unit{nullptr, loop.get(), kIdleUnit, *idle, "loop:" + loop->name + "/" + kIdleUnit});
+        units.push_back(Unit{nullptr, loop, kIdleUnit, *idle, &unit_names(l).idle});
   }
-  return units;
 }
 
 std::size_t World::choose(const std::vector<Unit>& units) {
   if (units.size() == 1) return 0;  // not a choice point
-  std::vector<std::size_t> candidates;
+  std::vector<std::size_t>& candidates = candidates_;
+  candidates.clear();
   std::string pin;
   if (next_pin_ < pinned_.size()) {
     pin = pinned_[next_pin_];
@@ -163,27 +184,31 @@ std::size_t World::choose(const std::vector<Unit>& units) {
     if (candidates.size() > 1 && pin != "locks") candidates = {canonical(units, candidates)};
     if (candidates.empty() || (pin == "locks" && candidates.size() > 1)) {
       std::vector<std::string> runnable;
-      for (const Unit& u : units) runnable.push_back(u.name);
+      for (const Unit& u : units) runnable.push_back(*u.name);
       throw ReplayError{bad_pin(next_pin_, pin, !candidates.empty(), std::move(runnable))};
     }
     ++next_pin_;
   } else {
     for (std::size_t i = 0; i < units.size(); ++i) candidates.push_back(i);
     if (chooser_) {
-      ChoicePoint point;
-      for (const Unit& u : units) point.names.push_back(u.name);
-      point.proposals = proposals(units, candidates);
+      // Reused from point to point: its lists and names keep their capacity (check's search
+      // meets some 10^5 points a second).
+      ChoicePoint& point = choice_point_;
+      point.before_step = point.idle_only = false;
+      point.names.resize(units.size());
+      for (std::size_t i = 0; i < units.size(); ++i) point.names[i] = *units[i].name;
+      proposals(units, candidates, point.proposals);
       point.canonical = oldest(units, point.proposals);
       const std::size_t picked = chooser_(point);
       if (picked >= units.size())
         throw InternalError("a chooser picked unit " + std::to_string(picked) + " of " +
                             std::to_string(units.size()));
-      choices_taken_.push_back(units[picked].name);
+      choices_taken_.push_back(*units[picked].name);
       return picked;
     }
   }
   std::size_t best = canonical(units, candidates);
-  choices_taken_.push_back(units[best].name);
+  choices_taken_.push_back(*units[best].name);
   return best;
 }
 
@@ -191,7 +216,7 @@ std::vector<std::size_t> World::matching(const std::vector<Unit>& units,
                                          const std::string& pin) const {
   std::vector<std::size_t> found;
   for (std::size_t i = 0; i < units.size(); ++i) {
-    const std::string& n = units[i].name;
+    const std::string& n = *units[i].name;
     bool match = pin == "locks" ? units[i].queue != nullptr
                                 : n == pin || (pin.rfind("loop:", 0) == 0 &&
                                                pin.find('/') == std::string::npos &&
@@ -206,7 +231,9 @@ std::vector<std::size_t> World::matching(const std::vector<Unit>& units,
 // oldest proposal in the world runs.
 std::size_t World::canonical(const std::vector<Unit>& units,
                              const std::vector<std::size_t>& candidates) const {
-  return oldest(units, proposals(units, candidates));
+  std::vector<std::size_t> proposed;
+  proposals(units, candidates, proposed);
+  return oldest(units, proposed);
 }
 
 std::size_t World::oldest(const std::vector<Unit>& units, const std::vector<std::size_t>& among) {
@@ -216,9 +243,9 @@ std::size_t World::oldest(const std::vector<Unit>& units, const std::vector<std:
   return best;
 }
 
-std::vector<std::size_t> World::proposals(const std::vector<Unit>& units,
-                                          const std::vector<std::size_t>& candidates) const {
-  std::vector<std::size_t> proposals;
+void World::proposals(const std::vector<Unit>& units, const std::vector<std::size_t>& candidates,
+                      std::vector<std::size_t>& proposals) const {
+  proposals.clear();
   for (std::size_t i : candidates) {
     const Unit& u = units[i];
     if (u.queue) {
@@ -246,7 +273,6 @@ std::vector<std::size_t> World::proposals(const std::vector<Unit>& units,
     }
     if (!dominated) proposals.push_back(i);
   }
-  return proposals;
 }
 
 void World::run_unit(const Unit& unit) {
@@ -318,15 +344,16 @@ void World::run_task_now(Environment* environment, Steps steps) {
 }
 
 void World::run_chosen_unit(const Unit& unit) {
-  if (before_unit_) before_unit_(unit.name, unit.seq, unit.effective_priority);
+  if (before_unit_) before_unit_(*unit.name, unit.seq, unit.effective_priority);
   run_unit(unit);
   if (unit_observer_) unit_observer_();
 }
 
 void World::settle() {
   // Every trace is finite and no op loops, so this bound only catches a model defect.
+  std::vector<Unit> units;
   for (std::uint64_t guard = 0; guard < 100'000'000; ++guard) {
-    std::vector<Unit> units = runnable_units();
+    runnable_units(units);
     if (units.empty() || puts_off_idle_periods(units)) return;
     run_chosen_unit(units[choose(units)]);
   }
@@ -365,13 +392,14 @@ bool World::puts_off_idle_periods(const std::vector<Unit>& units) {
 // at once; a schedule says otherwise with "early:" pins, a chooser at the points offered to it.
 void World::before_step() {
   static const std::string kEarly = "early:";
+  std::vector<Unit> units;
   for (;;) {
     // Only an "early:" pin or a chooser offered these points can run a unit here; without either
     // the step begins at once, and listing the runnable units would be wasted work.
     const bool pinned_early =
         next_pin_ < pinned_.size() && pinned_[next_pin_].rfind(kEarly, 0) == 0;
     if (!pinned_early && !(next_pin_ >= pinned_.size() && chooser_ && offer_early_units_)) return;
-    std::vector<Unit> units = runnable_units();
+    runnable_units(units);
     if (units.empty()) return;
     std::size_t picked = 0;  // 0: begin the step; i > 0: units[i - 1] first
     if (pinned_early) {
@@ -381,16 +409,21 @@ void World::before_step() {
       if (found.size() > 1 && named != "locks") found = {canonical(units, found)};
       if (found.size() != 1) {
         std::vector<std::string> runnable;
-        for (const Unit& u : units) runnable.push_back(kEarly + u.name);
+        for (const Unit& u : units) runnable.push_back(kEarly + *u.name);
         throw ReplayError{bad_pin(next_pin_, pin, !found.empty(), std::move(runnable))};
       }
       ++next_pin_;
       picked = found[0] + 1;
     } else {  // no pin left, and a chooser is offered the point (the check above)
-      ChoicePoint point;
+      ChoicePoint& point = choice_point_;  // reused, as in choose()
       point.before_step = true;
-      point.names.push_back("step");
-      for (const Unit& u : units) point.names.push_back(kEarly + u.name);
+      point.idle_only = false;
+      point.canonical = 0;
+      point.names.resize(units.size() + 1);
+      point.names[0] = "step";
+      for (std::size_t i = 0; i < units.size(); ++i)
+        point.names[i + 1].assign(kEarly).append(*units[i].name);
+      point.proposals.clear();
       for (std::size_t i = 0; i < point.names.size(); ++i) point.proposals.push_back(i);
       picked = chooser_(point);
       if (picked >= point.names.size())
@@ -398,7 +431,7 @@ void World::before_step() {
                             std::to_string(point.names.size()) + " before a step");
     }
     if (picked == 0) return;
-    choices_taken_.push_back(kEarly + units[picked - 1].name);
+    choices_taken_.push_back(kEarly + *units[picked - 1].name);
     run_chosen_unit(units[picked - 1]);
   }
 }
@@ -447,6 +480,7 @@ void World::pin_choices(std::vector<std::string> choices) {
 
 void World::log(Environment* environment, std::string event,
                 std::vector<std::pair<std::string, Value>> members) {
+  if (!logging_) return;
   log_.events.push_back(Event{stamp_step_, environment->id, std::move(event), std::move(members)});
 }
 

@@ -67,6 +67,7 @@ class SchedulerTaskSource {
 // https://html.spec.whatwg.org/#parallel-queue
 struct ParallelQueue {
   std::string name;
+  std::string unit_name;  // "locks:<name>", as a schedule names the unit that runs its next step
   std::deque<std::pair<std::uint64_t, Steps>> algorithm_queue;
 };
 
@@ -179,10 +180,14 @@ class World {
   void log(Environment* environment, std::string event,
            std::vector<std::pair<std::string, Value>> members);
   Log& event_log() { return log_; }
+  // Off: log() keeps nothing, and callers may skip building what they would log. For a replay
+  // that only needs the events after some point (check's search, along a prefix it knows).
+  void set_logging(bool on) { logging_ = on; }
+  bool logging() const { return logging_; }
 
  private:
   struct Unit;
-  std::vector<Unit> runnable_units();
+  void runnable_units(std::vector<Unit>& units);
   bool runnable(const Task& task) const;
   void run_unit(const Unit& unit);
   void perform_a_microtask_checkpoint(EventLoop& loop);
@@ -194,14 +199,24 @@ class World {
   void run_chosen_unit(const Unit& unit);
   std::size_t canonical(const std::vector<Unit>& units,
                         const std::vector<std::size_t>& candidates) const;
-  std::vector<std::size_t> proposals(const std::vector<Unit>& units,
-                                     const std::vector<std::size_t>& candidates) const;
+  // Into `proposals`: those of `candidates` the suggested strategy proposes.
+  void proposals(const std::vector<Unit>& units, const std::vector<std::size_t>& candidates,
+                 std::vector<std::size_t>& proposals) const;
   static std::size_t oldest(const std::vector<Unit>& units, const std::vector<std::size_t>& among);
+  // The units of event_loops_[l] as a schedule names them: its task queues' (by index in
+  // task_queues), its scheduler's and its idle period's. Units point at them: deques, so that
+  // adding a loop or a queue moves none.
+  struct LoopUnitNames {
+    std::deque<std::string> queues;
+    std::string scheduler, idle;
+  };
+  const LoopUnitNames& unit_names(std::size_t l);
 
   std::vector<std::shared_ptr<void>> arena_;
   std::map<std::string, std::unique_ptr<Environment>> environments_;
   std::vector<std::unique_ptr<EventLoop>> event_loops_;
   std::map<std::string, ParallelQueue> lock_task_queues_;
+  std::deque<LoopUnitNames> loop_unit_names_;  // by index in event_loops_
   struct Timer {
     std::uint64_t due;
     std::uint64_t order;
@@ -213,6 +228,9 @@ class World {
   std::vector<std::string> pinned_;
   std::size_t next_pin_ = 0;
   std::vector<std::string> choices_taken_;
+  // choose()'s, kept between calls for their capacity.
+  std::vector<std::size_t> candidates_;
+  ChoicePoint choice_point_;
   std::function<void()> unit_observer_;
   BeforeUnit before_unit_;
   Chooser chooser_;
@@ -221,6 +239,7 @@ class World {
   int current_step_ = 0;
   int stamp_step_ = 0;
   Log log_;
+  bool logging_ = true;
   SchedulerTaskSource* schedulers_ = nullptr;
 };
 

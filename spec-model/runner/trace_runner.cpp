@@ -20,9 +20,6 @@ TraceRunner::TraceRunner(const Trace& trace)
       locks_(world_, *this, trace.readings.released_promise),
       scheduling_(world_, *this, trace.readings.stale_removal) {
   for (const Agent& agent : trace_.agents) world_.add_environment(agent);
-  for_each_action(trace_.steps, [&](const Action& a) {
-    if (!a.id.empty()) definitions_[a.id] = &a;
-  });
   world_.pin_choices(trace_.schedule);
   settling_steps_ = settling_steps(trace_.steps);
 }
@@ -75,6 +72,7 @@ void TraceRunner::run_top_level(int index, const Action& step) {
 
 Completion TraceRunner::call_lock_granted_callback(const CallbackFunction& callback,
                                                    LockObject* lock) {
+  if (!world_.logging()) return invoke_from_a_task(callback);
   Value lock_info = Value::null();
   if (lock)
     lock_info = Value::object({{"name", Value::string(lock->name())},
@@ -85,7 +83,8 @@ Completion TraceRunner::call_lock_granted_callback(const CallbackFunction& callb
 }
 
 Completion TraceRunner::call_post_task_callback(const CallbackFunction& callback) {
-  world_.log(callback.environment, "task", {{"task", Value::string(callback.owner)}});
+  if (world_.logging())
+    world_.log(callback.environment, "task", {{"task", Value::string(callback.owner)}});
   return invoke_from_a_task(callback);
 }
 
@@ -163,6 +162,7 @@ void TraceRunner::observe(Promise* promise, Environment* environment, const std:
   perform_promise_then(
       world_, promise,
       [this, environment, id](const Value& v) {
+        if (!world_.logging()) return Completion::normal(Value());
         std::vector<std::pair<std::string, Value>> members{{"target", Value::string(id)},
                                                            {"state", Value::string("fulfilled")}};
         if (!v.is_undefined()) members.emplace_back("value", v);
@@ -170,6 +170,7 @@ void TraceRunner::observe(Promise* promise, Environment* environment, const std:
         return Completion::normal(Value());
       },
       [this, environment, id](const Value& r) {
+        if (!world_.logging()) return Completion::normal(Value());
         std::vector<std::pair<std::string, Value>> members{{"target", Value::string(id)},
                                                            {"state", Value::string("rejected")}};
         if (!r.is_undefined()) members.emplace_back("reason", r);
@@ -179,11 +180,22 @@ void TraceRunner::observe(Promise* promise, Environment* environment, const std:
       nullptr);
 }
 
+// Built at the first use: most replays never need it, and check's search replays a trace many
+// times, for which walking every action and keying it by id was a tenth of each replay's cost.
+const Action* TraceRunner::definition(const std::string& id) {
+  if (!definitions_built_) {
+    for_each_action(trace_.steps, [&](const Action& a) {
+      if (!a.id.empty()) definitions_[a.id] = &a;
+    });
+    definitions_built_ = true;
+  }
+  auto def = definitions_.find(id);
+  return def == definitions_.end() ? nullptr : def->second;
+}
+
 void TraceRunner::not_created_yet(const Action& user, const std::string& id,
                                   const std::string& what) {
-  auto def = definitions_.find(id);
-  throw ReplayError{
-      lockstep::not_created_yet(user, id, what, def == definitions_.end() ? nullptr : def->second)};
+  throw ReplayError{lockstep::not_created_yet(user, id, what, definition(id))};
 }
 
 Promise* TraceRunner::promise_named(const Action& user, const std::string& id) {
@@ -242,15 +254,16 @@ TraceRunner::Flow TraceRunner::perform(Environment* environment, const Action& a
       return Flow::Next;
     }
     case Op::Settle: {
+      // The target is the pending result of a request's or task's callback, or a newPromise
+      // (ids are unique, so at most one of the two).
       Promise* target = nullptr;
-      auto def = definitions_.find(a.target);
-      if (def != definitions_.end() && def->second->op == Op::NewPromise) {
-        target = promise_named(a, a.target);
-      } else {
-        auto it = pending_results_.find(a.target);
-        if (it == pending_results_.end())
-          not_created_yet(a, a.target, "the pending result of the callback of");
+      if (auto it = pending_results_.find(a.target); it != pending_results_.end()) {
         target = it->second;
+      } else {
+        const Action* def = definition(a.target);
+        if (!def || def->op != Op::NewPromise)
+          not_created_yet(a, a.target, "the pending result of the callback of");
+        target = promise_named(a, a.target);
       }
       if (a.fulfill)
         target->own.resolve(world_, JsValue(a.value));

@@ -64,12 +64,14 @@ class TraceRunner : public ScriptHost {
   void observe(Promise* promise, Environment* environment, const std::string& id);
   [[noreturn]] void not_created_yet(const Action& user, const std::string& id,
                                     const std::string& what);
+  const Action* definition(const std::string& id);  // the action that makes `id`, if any
 
   const Trace& trace_;
   World world_;
   WebLocks locks_;
   Scheduling scheduling_;
-  std::map<std::string, const Action*> definitions_;
+  std::map<std::string, const Action*> definitions_;  // built by definition() when first needed
+  bool definitions_built_ = false;
   std::vector<int> settling_steps_;  // each step's settling step (I-26: what waits before it)
   std::map<std::string, Promise*> promises_;         // request, query, newPromise ids
   std::map<std::string, Promise*> pending_results_;  // callbacks that returned {"pending": true}
