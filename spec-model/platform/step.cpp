@@ -1,30 +1,38 @@
 #include "step.h"
 
 namespace lockstep::spec {
+namespace {
+struct StepTargets {
+  StepCounts* sink = nullptr;
+  StepTrail* trail = nullptr;
+};
+thread_local StepTargets g_targets;
 
-namespace detail {
-constinit thread_local StepTargets step_targets;
-
-void record_step_in_targets(const char* id) {
-  if (step_targets.sink) ++(*step_targets.sink)[id];
-  if (step_targets.trail) step_targets.trail->push_back(id);
+[[gnu::noinline]] void record_step_in_targets(const char* id) {
+  if (g_targets.sink) ++(*g_targets.sink)[id];
+  if (g_targets.trail) g_targets.trail->push_back(id);
 }
-}  // namespace detail
+}  // namespace
+
+void record_step(const char* id) {
+  if (g_targets.sink || g_targets.trail) [[unlikely]]
+    record_step_in_targets(id);
+}
 
 void set_step_trail(StepTrail* trail) {
-  detail::step_targets.trail = trail;
+  g_targets.trail = trail;
 }
 
 StepTrail* step_trail() {
-  return detail::step_targets.trail;
+  return g_targets.trail;
 }
 
 void set_step_sink(StepCounts* sink) {
-  detail::step_targets.sink = sink;
+  g_targets.sink = sink;
 }
 
 StepCounts* step_sink() {
-  return detail::step_targets.sink;
+  return g_targets.sink;
 }
 
 }  // namespace lockstep::spec
