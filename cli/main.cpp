@@ -151,8 +151,8 @@ int main(int argc, char** argv) {
                       "Accept an agent's events stopping early when the trace terminates or "
                       "unloads it (the report lists what was assumed unobservable)");
   check_cmd->add_flag("--model-only", check.model_only,
-                      "Replay on the spec model only (by default the canonical schedule is tried "
-                      "on the impl engine first)");
+                      "Search on the spec model only (by default the search runs on the impl "
+                      "engine first, and the model confirms the schedule it finds)");
   check_cmd->add_flag("--every-interleaving", check.every_interleaving,
                       "Search every order of units that commute too (by default a schedule that "
                       "differs from one searched only by such an order is skipped)");

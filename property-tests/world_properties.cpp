@@ -187,6 +187,51 @@ void check_never_rejects_model_logs_with_early_units() {
                            explained(trace, report, log)));
 }
 
+// lockstep check's search on the impl engine (check::Options::impl_first) makes exactly the
+// model's replays, so it offers the model's choice points in the model's order: on logs with
+// early units and idle periods put off, whole or with one event dropped, it gives the model's
+// verdict and schedule; a found schedule costs one more (model) replay to confirm, and a log it
+// cannot explain is searched again on the model, replay for replay.
+void check_searches_the_same_on_both_engines() {
+  gen::Profile small;
+  small.max_agents = 3;
+  const Trace trace = with_either_reading(validated(*rc::gen::scale(0.2, gen::world_trace(small))));
+  Log log = log_with_random_early_units(trace);
+  if (!log.events.empty() && *rc::gen::inRange(0, 3) == 0)
+    log.events.erase(log.events.begin() + *rc::gen::inRange<std::ptrdiff_t>(
+                                              0, static_cast<std::ptrdiff_t>(log.events.size())));
+  check::Options options, model_only;
+  options.max_runs = model_only.max_runs = 500;
+  model_only.impl_first = false;
+  const auto fast = check::check(trace, log, options);
+  const auto slow = check::check(trace, log, model_only);
+  RC_ASSERT(fast.ok() && slow.ok());
+  RC_CLASSIFY(fast->model_runs == 0, "the canonical schedule on impl");
+  RC_CLASSIFY(fast->model_runs == 1, "searched on impl, confirmed");
+  RC_CLASSIFY(fast->model_runs > 1, "searched on both");
+  std::string why;
+  if (fast->verdict != slow->verdict || fast->schedule != slow->schedule)
+    why = "the verdicts or schedules differ";
+  else if (fast->model_runs == 0 && (fast->runs != 1 || slow->runs != 1))
+    why = "the canonical schedule took more than one replay";
+  else if (fast->model_runs == 1 && fast->verdict == check::Verdict::Allowed &&
+           (fast->runs != slow->runs + 1 || fast->choice_points != slow->choice_points))
+    why = "the impl engine's search made other replays than the model's";
+  else if (fast->model_runs > 1 &&
+           (fast->model_runs != slow->runs || fast->runs != 2 * slow->runs ||
+            fast->choice_points != 2 * slow->choice_points))
+    why = "the impl engine's search made other replays than the model's";
+  else if (fast->divergence.has_value() != slow->divergence.has_value() ||
+           (fast->divergence && (fast->divergence->agent != slow->divergence->agent ||
+                                 fast->divergence->agent_index != slow->divergence->agent_index)))
+    why = "the divergences differ";
+  if (!why.empty())
+    RC_FAIL(counterexample("check-searches-differently-on-impl", trace,
+                           why + "\nimpl first: " + check::to_text(fast.value(), trace.name) +
+                               "model only: " + check::to_text(slow.value(), trace.name) +
+                               "observed log:\n" + write_log(log)));
+}
+
 // lockstep check's soundness on larger worlds (up to six agents, half the generator's size, to
 // keep the CI budget under the sanitizers): a log of the model is never "not allowed" (the search
 // may run out of budget: "unknown" is counted, not failed).
@@ -412,6 +457,7 @@ const std::vector<Property>& world_properties() {
       {"CheckAllowsEveryLogTheModelProduces", check_allows_every_log_the_model_produces},
       {"CheckNeverRejectsALogTheModelProduces", check_never_rejects_a_log_the_model_produces},
       {"CheckNeverRejectsModelLogsWithEarlyUnits", check_never_rejects_model_logs_with_early_units},
+      {"CheckSearchesTheSameOnBothEngines", check_searches_the_same_on_both_engines},
   };
   return all;
 }

@@ -22,6 +22,7 @@ void the_model_keeps_its_invariants_at_every_unit();
 void check_allows_every_log_the_model_produces();
 void check_never_rejects_a_log_the_model_produces();
 void check_never_rejects_model_logs_with_early_units();
+void check_searches_the_same_on_both_engines();
 
 // Every property above, by name.
 const std::vector<Property>& world_properties();

@@ -41,5 +41,9 @@ RC_GTEST_PROP(Worlds, CheckNeverRejectsModelLogsWithEarlyUnits, ()) {
   check_never_rejects_model_logs_with_early_units();
 }
 
+RC_GTEST_PROP(Worlds, CheckSearchesTheSameOnBothEngines, ()) {
+  check_searches_the_same_on_both_engines();
+}
+
 }  // namespace
 }  // namespace lockstep::properties

@@ -97,8 +97,8 @@ Json readings_json(const Readings& readings) {
 std::string to_text(const Report& report, const std::string& trace_name) {
   std::ostringstream out;
   out << trace_name << ": " << verdict_name(report.verdict) << " (profile "
-      << profile_name(report.profile) << ", " << report.runs << " runs, " << report.choice_points
-      << " choice points)\n";
+      << profile_name(report.profile) << ", " << report.runs << " runs (" << report.model_runs
+      << " on the spec model), " << report.choice_points << " choice points)\n";
   if (report.verdict == Verdict::Allowed) {
     out << "a schedule that produces it (" << report.schedule.size() << " choices):";
     for (const std::string& c : report.schedule) out << " " << c;
@@ -118,6 +118,7 @@ std::string to_json(const Report& report, const std::string& trace_name) {
   j["verdict"] = verdict_name(report.verdict);
   j["profile"] = profile_name(report.profile);
   j["runs"] = report.runs;
+  j["modelRuns"] = report.model_runs;
   j["choicePoints"] = report.choice_points;
   j["observedEvents"] = report.observed_events;
   if (report.verdict == Verdict::Allowed) j["schedule"] = report.schedule;

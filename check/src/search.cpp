@@ -27,8 +27,12 @@
 // Before all that, the canonical schedule is replayed on the impl engine (Options::impl_first):
 // the impl engine gives the model's log on every trace and schedule (corpus-impl/*,
 // engines_agree_test, the property TheImplEngineAgreesWithTheSpecEngine) about 40 times faster
-// on long traces, so a log the canonical schedule explains is answered without the model. Any other
-// log goes to the model, which alone gives a divergence its spec steps.
+// on long traces, so a log the canonical schedule explains is answered without the model. Then the
+// whole search runs on the impl engine, which offers the model's choice points (ReplayWorld,
+// lockstep/impl_replay.h), so it makes the model's replays at a fraction of their cost. The run
+// it finds is replayed once on the model, by the same choices, and only a log the model then
+// explains is answered so. Any other outcome is searched again on the model, which alone gives a
+// divergence its spec steps (search_reading).
 #include <algorithm>
 #include <limits>
 #include <map>
@@ -40,9 +44,10 @@
 #include "independence.h"
 #include "lockstep/check.h"
 #include "lockstep/impl_engine.h"
+#include "lockstep/spec_engine.h"
 #include "platform/errors.h"
 #include "platform/step.h"
-#include "runner/trace_runner.h"
+#include "replay_world.h"
 
 namespace lockstep::check {
 namespace {
@@ -94,8 +99,10 @@ const Trace& as_searched(const Trace& trace, const Readings& readings, std::opti
 class Search {
  public:
   // Under `readings`, whatever the trace's own (search_every_reading).
-  Search(const Trace& trace, const Readings& readings, const Log& observed, const Options& options)
-      : trace_(as_searched(trace, readings, copy_)),
+  Search(const Trace& trace, const Readings& readings, const Log& observed, const Options& options,
+         SearchEngine engine)
+      : engine_(engine),
+        trace_(as_searched(trace, readings, copy_)),
         observed_(observed),
         options_(options),
         queries_(query_ids(trace)),
@@ -116,6 +123,7 @@ class Search {
     report_.profile = options_.profile;
     report_.observed_events = observed_.events.size();
     if (options_.impl_first && explained_by_the_impl_engine()) {
+      canonical_on_impl_ = true;
       report_.verdict = Verdict::Allowed;
       return finish();
     }
@@ -123,6 +131,7 @@ class Search {
     // is explained in one replay, without probing any choice point.
     canonical_only_ = true;
     if (replay(0, /*probe=*/false).complete) {
+      allowed_canonically_ = true;
       report_.verdict = Verdict::Allowed;
       report_.schedule = std::move(canonical_schedule_);
       return finish();
@@ -178,7 +187,28 @@ class Search {
     }
   }
 
+  // The verdict is the impl engine's canonical schedule's (explained_by_the_impl_engine): trusted
+  // without the model, as the canonical log of every corpus trace and generated world is the
+  // model's (corpus-impl/*, TheImplEngineAgreesWithTheSpecEngine).
+  bool canonical_on_impl() const { return canonical_on_impl_; }
+
+  // The run that explained the log, replayed on the model: the same choices, named the same at
+  // every point, must explain it there too. This is how a verdict the impl engine's search found
+  // becomes the model's. The report counts the replay among the runs (and model_runs), not its
+  // choice points.
+  std::optional<Report> confirmed_by_the_model() {
+    engine_ = SearchEngine::Model;
+    confirming_ = true;
+    canonical_only_ = allowed_canonically_;
+    const Outcome outcome = replay(canonical_only_ ? 0 : nodes_.size(), /*probe=*/false);
+    report_.choice_points = choice_points_before_confirming_;
+    if (!outcome.complete) return std::nullopt;
+    report_.model_runs = 1;
+    return report_;
+  }
+
   Report finish() {
+    choice_points_before_confirming_ = report_.choice_points;
     if (!options_.compare_steps)
       report_.assumptions.push_back("events were compared without their step numbers");
     if (report_.verdict == Verdict::Allowed)
@@ -211,16 +241,17 @@ class Search {
     Progress progress(queries_, options_.compare_steps);
     // Up to the path's last point the log is known to match (Node::before): its events are not
     // matched again, and the spec steps of its units, which only a divergence reports, not noted.
-    const std::size_t follow_until = depth > 0 && nodes_[depth - 1].before ? depth : 0;
+    const std::size_t follow_until =
+        !confirming_ && depth > 0 && nodes_[depth - 1].before ? depth : 0;
     spec::StepTrail steps;  // of the unit running now
     const spec::ScopedStepSink not_counted(nullptr);
     const spec::ScopedStepTrail trail(follow_until > 0 ? nullptr : &steps);
-    spec::TraceRunner runner(trace_);
-    spec::World& world = runner.world();
+    const std::unique_ptr<ReplayWorld> replaying = replay_world(engine_, trace_);
+    ReplayWorld& world = *replaying;
     // This replay's world until it ends; then the world of the replay that probed through it.
     struct CurrentWorld {
-      spec::World*& current;
-      spec::World* const outer;
+      ReplayWorld*& current;
+      ReplayWorld* const outer;
       ~CurrentWorld() { current = outer; }
     } const restore_world{current_world_, current_world_};
     current_world_ = &world;
@@ -236,13 +267,14 @@ class Search {
     std::size_t canonical_dead_at = kSilent;  // after a probe whose winner left the log unexplained
     const auto check_events = [&] {
       if (met < follow_until) return;  // on the path: matched already
-      if (advance(progress, world.event_log(), &steps) && steps_still_reachable(progress, world))
+      if (advance(progress, world.event_log(), &steps) &&
+          steps_still_reachable(progress, world.current_step()))
         return;
       if (phase != Phase::Continue) dead = true;  // a straying continuation only scores lower
       throw Stop{};
     };
     // What the current path, the probe or the canonical policy takes at a choice point.
-    const auto decide = [&](const spec::World::ChoicePoint& point) -> std::size_t {
+    const auto decide = [&](const ChoicePoint& point) -> std::size_t {
       ++report_.choice_points;
       const std::size_t here = met++;
       if (canonical_only_) {
@@ -251,6 +283,10 @@ class Search {
       }
       if (here < depth) {
         const Node& node = nodes_[here];
+        const std::size_t taken = node.order[node.at];
+        if (confirming_ &&
+            (taken >= point.names.size() || point.names[taken] != node.names[node.at]))
+          throw Stop{};  // the model offers other units here than the impl engine did
         if (reduce_)
           for (std::size_t i = 0; i < node.at; ++i)
             sleep.push_back(Independence::unit_of(node.names[i]));
@@ -260,8 +296,9 @@ class Search {
           world.set_logging(true);
           spec::set_step_trail(&steps);
         }
-        return node.order[node.at];
+        return taken;
       }
+      if (confirming_) throw Stop{};  // a point the impl engine's run did not have
       if (probe) {
         if (here == depth) {
           phase = Phase::Probed;
@@ -290,9 +327,7 @@ class Search {
     // waits, more units before it cost nothing more.
     std::size_t late_steps = 0;
     int late_step = -1;
-    world.offer_early_units(true);
-    world.offer_putting_off_idle(true);  // I-27
-    world.set_chooser([&](const spec::World::ChoicePoint& point) -> std::size_t {
+    const auto chooser = [&](const ChoicePoint& point) -> std::size_t {
       check_events();
       steps.clear();
       if (point.idle_only && canonical_only_) return 0;  // the canonical schedule starts them
@@ -311,8 +346,8 @@ class Search {
       if (!sleep.empty() && Independence::unit_of(point.names[picked]).empty())
         sleep.clear();  // a step begins
       return picked;
-    });
-    world.set_before_unit_observer([&](const std::string& unit, std::uint64_t, int) {
+    };
+    const auto before_unit = [&](const std::string& unit) {
       check_events();
       steps.clear();  // the steps noted with a divergence are those of the unit that logged it
       // A unit wakes the sleepers it does not commute with (itself included, if it runs anyway).
@@ -320,13 +355,14 @@ class Search {
           std::remove_if(sleep.begin(), sleep.end(),
                          [&](const std::string& s) { return independence_.dependent(s, unit); }),
           sleep.end());
-    });
+    };
+    world.steer(chooser, before_unit);  // with points before steps (I-26) and idle-only (I-27)
     const auto continued = [&](std::size_t score) {
       return Outcome{true, false, score, total(progress), met - depth - 1};
     };
     RunResult result;
     try {
-      result = runner.run();  // takes the log out of the world
+      result = world.run();  // takes the log out of the world
     } catch (const Stop&) {
       if (!probe || dead || met <= depth) return Outcome{};
       return continued(progress.first_matched);
@@ -360,7 +396,7 @@ class Search {
   }
 
   // The point's alternatives the search tries, canonical first, but for those asleep.
-  std::vector<std::size_t> alternatives(const spec::World::ChoicePoint& point,
+  std::vector<std::size_t> alternatives(const ChoicePoint& point,
                                         const std::vector<std::string>& sleep) const {
     std::vector<std::size_t> all{point.canonical};
     if (options_.profile == Profile::Intent) {
@@ -381,8 +417,7 @@ class Search {
 
   // A point the best continuation of the last probed point passed: its alternatives unprobed,
   // canonical first. Empty if the canonical choice is asleep here (the point is probed instead).
-  Node trusted_node(const spec::World::ChoicePoint& point,
-                    const std::vector<std::string>& sleep) const {
+  Node trusted_node(const ChoicePoint& point, const std::vector<std::string>& sleep) const {
     Node node;
     const std::vector<std::size_t> all = alternatives(point, sleep);
     if (all.empty() || all.front() != point.canonical) return node;
@@ -392,7 +427,7 @@ class Search {
   }
 
   // `canonical_dead`: known without a probe (see the top of this file).
-  Node order_alternatives(const spec::World::ChoicePoint& point, std::size_t depth,
+  Node order_alternatives(const ChoicePoint& point, std::size_t depth,
                           const std::vector<std::string>& sleep, bool canonical_dead) {
     const std::vector<std::size_t> all = alternatives(point, sleep);
     // Best first: a replay that explains everything; then the one whose canonical continuation
@@ -453,12 +488,12 @@ class Search {
   // begun, an observed event of an earlier step that is still unexplained never will be: the
   // replay is dead at once, not at the agent's next event, which may come much later (noted as a
   // divergence: the model went on without it).
-  bool steps_still_reachable(Progress& p, const spec::World& world) {
+  bool steps_still_reachable(Progress& p, int current_step) {
     if (!options_.compare_steps) return true;
     for (const std::string& agent : order_) {
       const auto& mine = by_agent_[agent];
       const std::size_t k = p.matched[agent];
-      if (k < mine.size() && observed_.events[mine[k]].step < world.current_step()) {
+      if (k < mine.size() && observed_.events[mine[k]].step < current_step) {
         note_divergence(agent, k, total(p), nullptr, {});
         return false;
       }
@@ -511,6 +546,7 @@ class Search {
     }
   }
 
+  SearchEngine engine_;
   std::optional<Trace> copy_;  // of the caller's trace, if it needed other readings or no schedule
   const Trace& trace_;
   const Log& observed_;
@@ -521,30 +557,64 @@ class Search {
   std::map<std::string, std::vector<std::size_t>> by_agent_;  // observed event indexes per agent
   std::set<std::string> may_stop_early_;  // --partial: agents the trace terminates or unloads
   std::map<std::string, std::size_t> unobserved_;  // of the replay that explained the log
-  std::vector<std::string> order_;  // agents in the order the observed log first names them
-  std::vector<Node> nodes_;         // the current path of the search tree
-  bool canonical_only_ = false;     // the first replay: the canonical policy throughout
-  std::size_t early_bound_ = 0;     // this round's: steps that wait for queued work, at most (I-26)
-  bool early_bound_hit_ = false;    // this round met a point its bound closed
-  std::uint64_t round_limit_ = 0;   // the replays this round may reach (report_.runs)
+  std::vector<std::string> order_;    // agents in the order the observed log first names them
+  std::vector<Node> nodes_;           // the current path of the search tree
+  bool canonical_only_ = false;       // the first replay: the canonical policy throughout
+  bool canonical_on_impl_ = false;    // the verdict came from explained_by_the_impl_engine()
+  bool allowed_canonically_ = false;  // the verdict came from the canonical-only replay
+  bool confirming_ = false;           // replaying the path found on the impl engine, on the model
+  std::uint64_t choice_points_before_confirming_ = 0;
+  std::size_t early_bound_ = 0;    // this round's: steps that wait for queued work, at most (I-26)
+  bool early_bound_hit_ = false;   // this round met a point its bound closed
+  std::uint64_t round_limit_ = 0;  // the replays this round may reach (report_.runs)
   std::vector<std::string> canonical_schedule_;
   std::optional<Divergence> best_;
-  spec::World* current_world_ = nullptr;  // of the innermost replay running now
+  ReplayWorld* current_world_ = nullptr;  // of the innermost replay running now
   Report report_;
 };
+
+// The search under one readings: on the impl engine first (Options::impl_first), whose schedule
+// the model then confirms with one pinned replay; otherwise, or if the impl engine fails, not
+// explaining the log or not confirmed, on the model, which alone gives a divergence its spec steps.
+Report search_reading(const Trace& trace, const Readings& readings, const Log& observed,
+                      const Options& options) {
+  std::uint64_t impl_runs = 0, impl_choice_points = 0, unconfirmed = 0;
+  if (options.impl_first) {
+    try {
+      Search search(trace, readings, observed, options, SearchEngine::Impl);
+      const Report report = search.run();
+      if (search.canonical_on_impl()) return report;
+      if (report.verdict == Verdict::Allowed)
+        if (std::optional<Report> confirmed = search.confirmed_by_the_model()) return *confirmed;
+      impl_runs = report.runs;
+      impl_choice_points = report.choice_points;
+      unconfirmed = report.verdict == Verdict::Allowed ? 1 : 0;  // a model replay that disagreed
+    } catch (const ImplFailed&) {
+      // The model replays it next and says what is wrong, if anything.
+    }
+  }
+  Options model_options = options;
+  model_options.impl_first = false;
+  Report report = Search(trace, readings, observed, model_options, SearchEngine::Model).run();
+  report.model_runs = report.runs + unconfirmed;
+  report.runs += impl_runs + unconfirmed;
+  report.choice_points += impl_choice_points;
+  return report;
+}
 
 // A log is allowed if a schedule explains it under some combination of readings (I-24, I-25).
 // Otherwise the verdict is unknown if any reading's search ran out of budget, and the divergence is
 // the one that got furthest (the first reading's on a tie).
 Report search_every_reading(const Trace& trace, const Log& observed, const Options& options) {
   Report result;
-  std::uint64_t runs = 0, choice_points = 0;
+  std::uint64_t runs = 0, model_runs = 0, choice_points = 0;
   bool unknown = false;
   const std::vector<Readings> readings = trace.readings_that_matter();
   for (std::size_t i = 0; i < readings.size(); ++i) {
-    Report report = Search(trace, readings[i], observed, options).run();
+    Report report = search_reading(trace, readings[i], observed, options);
     report.readings = readings[i];
     runs += report.runs;
+    model_runs += report.model_runs;
     choice_points += report.choice_points;
     unknown = unknown || report.verdict == Verdict::Unknown;
     const auto reach = [](const Report& r) { return r.divergence ? r.divergence->matched + 1 : 0; };
@@ -557,6 +627,7 @@ Report search_every_reading(const Trace& trace, const Log& observed, const Optio
   if (result.verdict != Verdict::Allowed)
     result.verdict = unknown ? Verdict::Unknown : Verdict::NotAllowed;
   result.runs = runs;
+  result.model_runs = model_runs;
   result.choice_points = choice_points;
   return result;
 }

@@ -140,9 +140,9 @@ void Runner::unload(Env* env) {
 
 void Runner::run_top_level(int index, const Action& step) {
   // I-26: queued work the pins run first carries the settling step under way, as in the model.
-  rt_.set_step(settling_steps_[static_cast<std::size_t>(index)]);
+  rt_.set_stamp_step(settling_steps_[static_cast<std::size_t>(index)]);
   rt_.before_step();
-  rt_.set_step(index);
+  rt_.set_current_step(index);
   if (step.op == Op::AdvanceTime) {
     rt_.advance_time(step.ms);
     return;
@@ -167,19 +167,24 @@ void Runner::run_top_level(int index, const Action& step) {
   if (step.settle) rt_.settle();
 }
 
+// The events of callbacks and settlements are built only when the runtime keeps them (check's
+// search turns the log off along a prefix it has matched already).
 Completion Runner::call_lock_granted_callback(const CallbackRef& callback, const Value& lock_info) {
-  rt_.log(callback.env, "callback",
-          members_of("request", Value::string(std::string(callback.owner)), "lock", lock_info));
+  if (rt_.logging())
+    rt_.log(callback.env, "callback",
+            members_of("request", Value::string(std::string(callback.owner)), "lock", lock_info));
   return call_callback(callback);
 }
 
 Completion Runner::call_post_task_callback(const CallbackRef& callback) {
-  rt_.log(callback.env, "task", members_of("task", Value::string(std::string(callback.owner))));
+  if (rt_.logging())
+    rt_.log(callback.env, "task", members_of("task", Value::string(std::string(callback.owner))));
   return call_callback(callback);
 }
 
 void Runner::call_idle_request_callback(const CallbackRef& callback) {
-  rt_.log(callback.env, "idle", members_of("id", Value::string(std::string(callback.owner))));
+  if (rt_.logging())
+    rt_.log(callback.env, "idle", members_of("id", Value::string(std::string(callback.owner))));
   call_callback(callback);
 }
 
@@ -249,6 +254,7 @@ Completion Runner::finish(Activation& activation) {
 void Runner::observe(Promise* promise, Env* env, std::string_view id) {
   const auto logger = [this, env, id](const char* state, const char* key) {
     return [this, env, id, state, key](const Value& v) {
+      if (!rt_.logging()) return Completion{};
       Members members;
       members.reserve(3);
       members.emplace_back("target", Value::string(std::string(id)));

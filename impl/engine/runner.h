@@ -19,10 +19,6 @@
 
 namespace lockstep::impl {
 
-struct EngineFault {
-  std::string message;
-};
-
 // What a trace id names, as the replay makes it.
 struct Named {
   const Action* definition = nullptr;
@@ -55,6 +51,7 @@ class Runner : public Host {
  public:
   explicit Runner(const Trace& trace);
   RunResult run();
+  Runtime& runtime() { return rt_; }  // to steer a replay (lockstep/impl_replay.h)
 
   Completion call_lock_granted_callback(const CallbackRef& callback,
                                         const Value& lock_info) override;

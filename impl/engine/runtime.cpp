@@ -32,8 +32,6 @@ Runtime::Runtime(const Trace& trace)
   }
   for (auto& [partition, queue] : lock_queues_) lock_queue_list_.push_back(&queue);
   for (auto& env : envs_) env->lock_queue = &lock_queues_.at(env->agent->partition);
-  // Replays log about one event per step: one allocation up front instead of ~20 doublings.
-  log_.events.reserve(trace.steps.size() + trace.steps.size() / 4);
 }
 
 Runtime::~Runtime() = default;
@@ -357,18 +355,43 @@ std::size_t Runtime::choose() {
 }
 
 // I-26: before a step, what earlier steps left queued may run first, as "early:<unit>" pins say
-// (canonically, and at any other pin, the step begins at once).
+// or a chooser offered these points picks (canonically, and at any other pin, the step begins at
+// once).
 void Runtime::before_step() {
   static const std::string kEarly = "early:";
-  while (next_pin_ < pinned_.size() && pinned_[next_pin_].rfind(kEarly, 0) == 0) {
+  for (;;) {
+    const bool pinned_early =
+        next_pin_ < pinned_.size() && pinned_[next_pin_].rfind(kEarly, 0) == 0;
+    if (!pinned_early && !(next_pin_ >= pinned_.size() && chooser_ && offer_early_units_)) return;
     collect_units();
     if (units_.empty()) return;
-    const std::string& pin = pinned_[next_pin_];
-    match_pin(pin.substr(kEarly.size()), pin, kEarly);
-    ++next_pin_;
-    const Unit unit = units_[candidates_.front()];
+    Unit unit;
+    if (pinned_early) {
+      const std::string& pin = pinned_[next_pin_];
+      match_pin(pin.substr(kEarly.size()), pin, kEarly);
+      ++next_pin_;
+      unit = units_[candidates_.front()];
+    } else {
+      order_as_the_model();
+      ChoicePoint& point = choice_point_;
+      point.before_step = true;
+      point.idle_only = false;
+      point.canonical = 0;
+      point.names.resize(units_.size() + 1);
+      point.names[0] = "step";
+      for (std::size_t k = 0; k < model_order_.size(); ++k)
+        point.names[k + 1].assign(kEarly).append(*units_[model_order_[k]].name);
+      point.proposals.clear();
+      for (std::size_t k = 0; k < point.names.size(); ++k) point.proposals.push_back(k);
+      const std::size_t picked = chooser_(point);
+      if (picked >= point.names.size())
+        throw EngineFault{"a chooser picked " + std::to_string(picked) + " of " +
+                          std::to_string(point.names.size()) + " before a step"};
+      if (picked == 0) return;
+      unit = units_[model_order_[picked - 1]];
+    }
     choices_.push_back(&early_names_.emplace_back(kEarly + *unit.name));
-    run_unit(unit);
+    run_chosen_unit(unit);
   }
 }
 
@@ -377,34 +400,73 @@ void Runtime::before_step() {
 // goes behind everything of its loop. Then the oldest proposal runs.
 std::size_t Runtime::canonical(const std::vector<std::size_t>& candidates) const {
   std::size_t best = units_.size();
-  for (std::size_t i : candidates) {
-    const Unit& u = units_[i];
-    bool dominated = false;
-    if (u.kind != Unit::Kind::Locks) {
-      for (std::size_t j : candidates) {
-        const Unit& v = units_[j];
-        if (j == i || v.kind == Unit::Kind::Locks || v.index != u.index) continue;
-        const bool u_sched = u.kind == Unit::Kind::Scheduler;
-        const bool v_sched = v.kind == Unit::Kind::Scheduler;
-        const bool v_idle = v.kind == Unit::Kind::Idle;
-        if (u.kind == Unit::Kind::Idle)
-          dominated = true;
-        else if (v_sched && v.priority >= 3)
-          dominated = true;
-        else if (u_sched && u.priority >= 3)
-          continue;
-        else if (u_sched && u.priority <= 1 && !v_idle)
-          dominated = true;
-        else if (v_sched && v.priority <= 1)
-          continue;
-        else if (!v_idle && v.seq < u.seq)
-          dominated = true;
-        if (dominated) break;
-      }
-    }
-    if (!dominated && (best == units_.size() || u.seq < units_[best].seq)) best = i;
-  }
+  for (std::size_t i : candidates)
+    if (!dominated(i, candidates) && (best == units_.size() || units_[i].seq < units_[best].seq))
+      best = i;
   return best;
+}
+
+bool Runtime::dominated(std::size_t i, const std::vector<std::size_t>& candidates) const {
+  const Unit& u = units_[i];
+  if (u.kind == Unit::Kind::Locks) return false;
+  for (std::size_t j : candidates) {
+    const Unit& v = units_[j];
+    if (j == i || v.kind == Unit::Kind::Locks || v.index != u.index) continue;
+    const bool u_sched = u.kind == Unit::Kind::Scheduler;
+    const bool v_sched = v.kind == Unit::Kind::Scheduler;
+    const bool v_idle = v.kind == Unit::Kind::Idle;
+    if (u.kind == Unit::Kind::Idle) return true;  // idle yields to anything of its loop
+    if (v_sched && v.priority >= 3) return true;
+    if (u_sched && u.priority >= 3) continue;
+    if (u_sched && u.priority <= 1 && !v_idle) return true;
+    if (v_sched && v.priority <= 1) continue;
+    if (!v_idle && v.seq < u.seq) return true;
+  }
+  return false;
+}
+
+// The model lists the lock queues, then each loop's task queues loop by loop, then each loop's
+// scheduler or idle period (a loop offers one of those two, never both: I-19). collect_units()
+// lists a loop's units together, in loop order, so a stable partition by kind gives that order.
+void Runtime::order_as_the_model() {
+  model_order_.clear();
+  const auto group = [](Unit::Kind k) {
+    return k == Unit::Kind::Locks ? 0 : k == Unit::Kind::Task ? 1 : 2;
+  };
+  for (int g = 0; g < 3; ++g)
+    for (std::size_t i = 0; i < units_.size(); ++i)
+      if (group(units_[i].kind) == g) model_order_.push_back(i);
+}
+
+std::size_t Runtime::choose_by_chooser() {
+  if (units_.size() == 1) return 0;  // not a choice point
+  order_as_the_model();
+  ChoicePoint& point = choice_point_;
+  point.before_step = point.idle_only = false;
+  point.names.resize(units_.size());
+  point.proposals.clear();
+  candidates_.clear();
+  for (std::size_t i = 0; i < units_.size(); ++i) candidates_.push_back(i);
+  std::size_t best = 0;
+  for (std::size_t k = 0; k < model_order_.size(); ++k) {
+    const std::size_t i = model_order_[k];
+    point.names[k] = *units_[i].name;
+    if (dominated(i, candidates_)) continue;
+    if (point.proposals.empty() || units_[i].seq < units_[model_order_[best]].seq) best = k;
+    point.proposals.push_back(k);
+  }
+  point.canonical = best;
+  const std::size_t picked = chooser_(point);
+  if (picked >= units_.size())
+    throw EngineFault{"a chooser picked unit " + std::to_string(picked) + " of " +
+                      std::to_string(units_.size())};
+  choices_.push_back(units_[model_order_[picked]].name);
+  return model_order_[picked];
+}
+
+void Runtime::run_chosen_unit(const Unit& unit) {
+  if (before_unit_) before_unit_(*unit.name);
+  run_unit(unit);
 }
 
 void Runtime::run_unit(const Unit& unit) {
@@ -489,8 +551,10 @@ void Runtime::settle() {
   for (std::uint64_t guard = 0; guard < 100'000'000; ++guard) {
     collect_units();
     if (units_.empty() || puts_off_idle_periods()) return;
-    const Unit unit = units_[next_pin_ >= pinned_.size() ? choose_canonically() : choose()];
-    run_unit(unit);
+    const Unit unit = units_[next_pin_ < pinned_.size() ? choose()
+                             : chooser_                 ? choose_by_chooser()
+                                                        : choose_canonically()];
+    run_chosen_unit(unit);
   }
   throw std::runtime_error("the world did not settle within 10^8 units");
 }
@@ -499,12 +563,28 @@ void Runtime::settle() {
 // put off (canonically they start).
 bool Runtime::puts_off_idle_periods() {
   static const std::string kSettled = "settled";
-  if (next_pin_ >= pinned_.size() || pinned_[next_pin_] != kSettled) return false;
+  const bool pinned = next_pin_ < pinned_.size();
+  if (pinned && pinned_[next_pin_] != kSettled) return false;
+  if (!pinned && !(chooser_ && offer_putting_off_idle_)) return false;
   for (const Unit& u : units_)
     if (u.kind != Unit::Kind::Idle) return false;
-  ++next_pin_;
-  choices_.push_back(&kSettled);
-  return true;
+  if (pinned) {
+    ++next_pin_;
+    choices_.push_back(&kSettled);
+    return true;
+  }
+  ChoicePoint& point = choice_point_;
+  point.before_step = false;
+  point.idle_only = true;
+  point.names = {"idle", kSettled};
+  point.proposals = {0, 1};  // a choice the UA is given, not an order the specs recommend
+  point.canonical = 0;
+  const std::size_t picked = chooser_(point);
+  if (picked > 1)
+    throw EngineFault{"a chooser picked " + std::to_string(picked) +
+                      " of 2 where only idle periods could start"};
+  if (picked == 1) choices_.push_back(&kSettled);
+  return picked == 1;
 }
 
 void Runtime::advance_time(std::uint64_t ms) {
@@ -591,6 +671,7 @@ std::vector<std::string> Runtime::take_choices() const {
 }
 
 void Runtime::log(Env* env, const char* event, Members members) {
+  if (!logging_) return;
   Event& e = log_.events.emplace_back();
   e.step = step_;
   e.agent = env->agent->id;

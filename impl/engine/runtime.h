@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "inline_function.h"
+#include "lockstep/choice_point.h"
 #include "lockstep/error.h"
 #include "lockstep/impl/task_scheduler.h"
 #include "lockstep/log.h"
@@ -170,8 +171,12 @@ Members members_of(KeysAndValues&&... keys_and_values) {
   return members;
 }
 
-struct ReplayFailure {
+struct ReplayFailure {  // the trace asks for something it cannot have
   Error error;
+};
+
+struct EngineFault {  // a defect of the engine, or a chooser's bad answer
+  std::string message;
 };
 
 class Runtime {
@@ -240,13 +245,34 @@ class Runtime {
   void set_scheduler_hooks(SchedulerHooks* hooks) { hooks_ = hooks; }
 
   // Log and choices
-  void set_step(int step) { step_ = step; }
+  // The latest top-level step begun, which stamps what is logged from now on (I-3) unless
+  // set_stamp_step says otherwise until the next set_current_step (as the model's World).
+  void set_current_step(int step) { current_step_ = step_ = step; }
+  void set_stamp_step(int step) { step_ = step; }
+  int current_step() const { return current_step_; }
   void log(Env* env, const char* event, Members members);
+  const Log& event_log() const { return log_; }
   Log take_log() { return std::move(log_); }
   std::vector<std::string> take_choices() const;
+  // Off: log() keeps nothing (check's search, along a prefix it has matched already).
+  void set_logging(bool on) { logging_ = on; }
+  bool logging() const { return logging_; }
+
+  // Steering (check's search), as the model's World offers it: once the pins are used up, a
+  // chooser decides every choice point, offered in the order and with the names the model gives
+  // them; points before a step (I-26) and where only idle periods could start (I-27) only if
+  // offered. The observer is called just before each unit the settling runs, with its name.
+  void set_chooser(Chooser chooser) { chooser_ = std::move(chooser); }
+  void offer_early_units(bool offer) { offer_early_units_ = offer; }
+  void offer_putting_off_idle(bool offer) { offer_putting_off_idle_ = offer; }
+  void set_before_unit_observer(std::function<void(const std::string&)> observer) {
+    before_unit_ = std::move(observer);
+  }
 
  private:
-  bool puts_off_idle_periods();  // I-27: a pinned "settled" where only idle periods could start
+  // I-27: where only idle periods could start, whether the settling ends there (a pinned
+  // "settled", or the chooser's answer when offered the point).
+  bool puts_off_idle_periods();
   void drop_tasks_of(Loop& loop, const Env* env);  // an ended agent's tasks leave its loop
   struct Unit {
     enum class Kind : std::uint8_t { Locks, Task, Scheduler, Idle } kind;
@@ -262,6 +288,14 @@ class Runtime {
   std::size_t choose();
   void match_pin(const std::string& pin, const std::string& full_pin, const std::string& prefix);
   std::size_t canonical(const std::vector<std::size_t>& candidates) const;
+  // Whether a unit of the same loop among `candidates` goes ahead of units_[i] (I-1, I-2, I-17).
+  bool dominated(std::size_t i, const std::vector<std::size_t>& candidates) const;
+  // The chooser's turn at a choice point of units_ (more than one unit).
+  std::size_t choose_by_chooser();
+  // units_ in the order the model lists them: lock queues, every loop's task queues, then every
+  // loop's scheduler or idle period (into model_order_).
+  void order_as_the_model();
+  void run_chosen_unit(const Unit& unit);
   void run_unit(const Unit& unit);
   void checkpoint(Loop& loop);
   bool runnable(const LoopTask& task) const;
@@ -296,8 +330,16 @@ class Runtime {
   // work only through queue_task and wake(); collect_units() drops the loops it finds idle, so a
   // unit costs O(loops with work) rather than O(loops).
   std::vector<Loop*> maybe_busy_;
-  int step_ = 0;
+  int step_ = 0;          // the step that stamps events
+  int current_step_ = 0;  // the latest top-level step begun
   Log log_;
+  bool logging_ = true;
+  Chooser chooser_;
+  bool offer_early_units_ = false;
+  bool offer_putting_off_idle_ = false;
+  std::function<void(const std::string&)> before_unit_;
+  ChoicePoint choice_point_;              // reused from point to point
+  std::vector<std::size_t> model_order_;  // order_as_the_model()'s
   SchedulerHooks* hooks_ = nullptr;
   StablePool<Promise> promises_;
   StablePool<Signal> signals_;

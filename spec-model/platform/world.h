@@ -15,6 +15,7 @@
 
 #include "continuation.h"
 #include "environment.h"
+#include "lockstep/choice_point.h"
 #include "lockstep/log.h"
 #include "step.h"
 
@@ -151,22 +152,9 @@ class World {
       std::function<void(const std::string& name, std::uint64_t seq, int effective_priority)>;
   void set_before_unit_observer(BeforeUnit observer) { before_unit_ = std::move(observer); }
   std::vector<std::string> choices_taken() const { return choices_taken_; }
-  // A choice point handed to a chooser (lockstep check): the units runnable now, named as a
-  // schedule names them; those the suggested strategy proposes (I-17: per loop, the scheduler's
-  // queue by effective priority against the loop's other tasks); and the one the canonical
-  // policy would run. The chooser returns the index of the unit to run.
-  struct ChoicePoint {
-    std::vector<std::string> names;
-    std::vector<std::size_t> proposals;
-    std::size_t canonical = 0;
-    // I-26: a point before a step, where names[0] is "step" (begin it: canonical) and the other
-    // names are "early:<unit>"; those the chooser picks are the only ones choices_taken() lists.
-    bool before_step = false;
-    // I-27: a point where only idle periods could start, with names {"idle", "settled"}: start
-    // them (canonical, listed by nothing) or end the settling without (listed as "settled").
-    bool idle_only = false;
-  };
-  using Chooser = std::function<std::size_t(const ChoicePoint&)>;
+  // A choice point handed to a chooser (lockstep check), as lockstep/choice_point.h describes it.
+  using ChoicePoint = lockstep::ChoicePoint;
+  using Chooser = lockstep::Chooser;
   // Once the pins are used up, a chooser, if set, decides every choice point instead of the
   // canonical policy.
   void set_chooser(Chooser chooser) { chooser_ = std::move(chooser); }

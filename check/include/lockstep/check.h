@@ -2,10 +2,12 @@
 //
 // The checker replays the trace on the spec model and searches its choice points (which unit runs
 // next: a lock task queue, an event loop's task queue, its scheduler, its idle period) depth
-// first, canonical choice first, abandoning a run as soon as the events it has logged cannot be a
-// prefix of the observed ones. Logs are compared per agent: the order between agents is free, and
-// causality across agents is whatever the model's run imposes. check/README.md says how events
-// are compared (query snapshots, clientIds, DOMExceptions) and what is not searched.
+// first, canonical choice first (by default on the impl engine first, which offers the same
+// points, with the schedule it finds confirmed on the model), abandoning a run as soon as the
+// events it has logged cannot be a prefix of the observed ones. Logs are compared per agent: the
+// order between agents is free, and causality across agents is whatever the model's run imposes.
+// check/README.md says how events are compared (query snapshots, clientIds, DOMExceptions) and what
+// is not searched.
 #pragma once
 
 #include <cstdint>
@@ -32,9 +34,11 @@ struct Options {
   // early (a target often loses what a worker logged just before it was terminated). The events
   // taken as unobservable are listed in the report's assumptions.
   bool partial = false;
-  // Try the canonical schedule on the impl engine first (it logs what the model logs on every
-  // schedule, at a small fraction of the cost); only a log it explains completely is answered from
-  // it. Off: the model alone.
+  // Search on the impl engine first (it offers the model's choice points and logs what the model
+  // logs on every schedule, at a small fraction of the cost): a schedule it finds is confirmed by
+  // one replay of the model pinned to it, and only then answers. Any other outcome (not allowed,
+  // unknown, not confirmed) is searched again on the model, which gives the verdict and the
+  // divergence with its spec steps. Off: the model alone.
   bool impl_first = true;
   // Partial-order reduction under the normative profile: a schedule that differs from one already
   // searched only by the order of two units that commute (check/README.md) is not searched again.
@@ -64,7 +68,8 @@ struct Report {
   Verdict verdict = Verdict::Unknown;
   Profile profile = Profile::Normative;
   std::uint64_t runs = 0;           // replays of the trace
-  std::uint64_t choice_points = 0;  // choice points met over all runs
+  std::uint64_t model_runs = 0;     // of those, replays on the spec model (the rest on impl)
+  std::uint64_t choice_points = 0;  // met over the search's runs (not a confirming replay's)
   std::size_t observed_events = 0;
   std::vector<std::string> schedule;     // Allowed: the choices of a run that produced the log
   std::optional<Divergence> divergence;  // NotAllowed and Unknown: the furthest point reached

@@ -1,0 +1,48 @@
+// One replay on the impl engine that its caller steers, as `lockstep check` steers the spec
+// model's World: a chooser decides the choice points once the trace's pins are used up (offered
+// with the names, order, proposals and canonical choice the model gives them), an observer hears
+// of each unit before it runs, and the log so far can be read between units. check's search runs
+// on it first and has what it finds confirmed by the model (check/README.md).
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "lockstep/choice_point.h"
+#include "lockstep/engine.h"
+
+namespace lockstep {
+
+namespace impl {
+class Runner;
+}
+
+class ImplReplay {
+ public:
+  explicit ImplReplay(const Trace& trace);
+  ~ImplReplay();
+  ImplReplay(const ImplReplay&) = delete;
+  ImplReplay& operator=(const ImplReplay&) = delete;
+
+  void set_chooser(Chooser chooser);
+  void offer_early_units(bool offer);       // points before a step (I-26)
+  void offer_putting_off_idle(bool offer);  // points where only idle periods could start (I-27)
+  void set_before_unit_observer(std::function<void(const std::string& unit)> observer);
+  void set_logging(bool on);  // off: nothing is logged until it is on again
+  const Log& event_log() const;
+  int current_step() const;  // the latest top-level step begun
+  std::vector<std::string> choices_taken() const;
+
+  // Once. What the chooser or the observer throws goes through; the engine's own failures are
+  // the outcome's.
+  RunOutcome run();
+
+ private:
+  std::unique_ptr<impl::Runner> runner_;
+  std::optional<RunFailure> failed_;  // constructing the runner failed
+};
+
+}  // namespace lockstep

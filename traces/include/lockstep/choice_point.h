@@ -1,0 +1,30 @@
+// A choice point as an engine hands it to a chooser (`lockstep check`'s search): the units runnable
+// now, named as a trace's `schedule` names them, so that both engines offer the same vocabulary
+// and a schedule found on one replays on the other.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace lockstep {
+
+struct ChoicePoint {
+  std::vector<std::string> names;
+  // Those the suggested strategy proposes (I-17: per loop, the scheduler's queue by effective
+  // priority against the loop's other tasks), and the one the canonical policy would run.
+  std::vector<std::size_t> proposals;
+  std::size_t canonical = 0;
+  // I-26: a point before a step, where names[0] is "step" (begin it: canonical) and the other
+  // names are "early:<unit>"; only those picked are listed in the choices taken.
+  bool before_step = false;
+  // I-27: a point where only idle periods could start, with names {"idle", "settled"}: start
+  // them (canonical, listed by nothing) or end the settling without (listed as "settled").
+  bool idle_only = false;
+};
+
+// Returns the index in `names` of the unit to run.
+using Chooser = std::function<std::size_t(const ChoicePoint&)>;
+
+}  // namespace lockstep
