@@ -142,7 +142,9 @@ int main(int argc, char** argv) {
   check_cmd->add_flag(
       "--json", [&check](std::int64_t) { check.format = "json"; }, "Same as --format json");
   check_cmd->add_option("--junit", check.junit, "Also write a JUnit XML report to this file");
-  check_cmd->add_option("--max-runs", check.max_runs, "Replays before the verdict is unknown")
+  check_cmd
+      ->add_option("--max-runs", check.max_runs,
+                   "Replays before the verdict is unknown (for each engine's search)")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
   check_cmd->add_flag("--ignore-steps", check.ignore_steps,
@@ -152,7 +154,7 @@ int main(int argc, char** argv) {
                       "unloads it (the report lists what was assumed unobservable)");
   check_cmd->add_flag("--model-only", check.model_only,
                       "Search on the spec model only (by default the search runs on the impl "
-                      "engine first, and the model confirms the schedule it finds)");
+                      "engine first, and the model replays a schedule it finds to confirm it)");
   check_cmd->add_flag("--every-interleaving", check.every_interleaving,
                       "Search every order of units that commute too (by default a schedule that "
                       "differs from one searched only by such an order is skipped)");

@@ -14,6 +14,8 @@
 #include "engines.h"
 #include "generators.h"
 #include "lockstep/check.h"
+#include "lockstep/impl_replay.h"
+#include "lockstep/log_compare.h"
 #include "lockstep/trace_io.h"
 #include "model_invariants.h"
 #include "runner/trace_runner.h"
@@ -91,6 +93,62 @@ void engines_agree_under_random_schedules() {
       *rc::gen::inRange<std::size_t>(1, 12), rc::gen::elementOf(vocabulary));
   if (auto diff = disagreement(trace); !diff.empty())
     RC_FAIL(counterexample("engines-disagree-pinned", trace, diff));
+}
+
+// Steered by a chooser (check's search), the impl engine offers the model's choice points one by
+// one: the same units in the same order under the same names, the same proposals and canonical
+// choice, the same points before steps (I-26) and where only idle periods could start (I-27); and
+// under the same decisions it logs the same events.
+void engines_offer_the_same_choice_points_when_steered() {
+  Trace trace = validated(*gen::world_trace());
+  trace.readings = any_readings();
+  trace.schedule.clear();
+  const auto seed = *rc::gen::arbitrary<std::uint64_t>();
+  const auto decide = [seed](std::vector<ChoicePoint>& met, const ChoicePoint& point) {
+    met.push_back(point);
+    std::uint64_t h = (seed ^ met.size()) * 0x9e3779b97f4a7c15u;
+    h ^= h >> 29;
+    if (point.before_step && h % 3 != 0) return std::size_t{0};  // most steps begin at once
+    return static_cast<std::size_t>(h % point.names.size());
+  };
+  std::vector<ChoicePoint> model_points, impl_points;
+  spec::TraceRunner runner(trace);
+  runner.world().offer_early_units(true);
+  runner.world().offer_putting_off_idle(true);
+  runner.world().set_chooser([&](const ChoicePoint& p) { return decide(model_points, p); });
+  const Log model_log = runner.run().log;
+  ImplReplay replay(trace);
+  replay.offer_early_units(true);
+  replay.offer_putting_off_idle(true);
+  replay.set_chooser([&](const ChoicePoint& p) { return decide(impl_points, p); });
+  RunOutcome impl = replay.run();
+  if (!impl.ok())
+    RC_FAIL(counterexample("impl-fails-steered", trace, impl.failure().error.to_string()));
+  RC_CLASSIFY(model_points.empty(), "no choice point");
+  const auto describe = [](const ChoicePoint& p) {
+    std::string out = p.before_step ? "before a step:" : p.idle_only ? "idle only:" : "units:";
+    for (std::size_t i = 0; i < p.names.size(); ++i)
+      out += " " + p.names[i] + (i == p.canonical ? " (canonical)" : "") +
+             (std::count(p.proposals.begin(), p.proposals.end(), i) ? " (proposed)" : "");
+    return out;
+  };
+  for (std::size_t k = 0; k < std::min(model_points.size(), impl_points.size()); ++k) {
+    const ChoicePoint &m = model_points[k], &i = impl_points[k];
+    if (m.names != i.names || m.proposals != i.proposals || m.canonical != i.canonical ||
+        m.before_step != i.before_step || m.idle_only != i.idle_only)
+      RC_FAIL(counterexample("engines-offer-other-choice-points", trace,
+                             "seed " + std::to_string(seed) + ", choice point " +
+                                 std::to_string(k) + "\nmodel: " + describe(m) +
+                                 "\nimpl:  " + describe(i)));
+  }
+  if (model_points.size() != impl_points.size())
+    RC_FAIL(counterexample("engines-offer-other-choice-points", trace,
+                           "seed " + std::to_string(seed) + ": the model met " +
+                               std::to_string(model_points.size()) + " choice points, impl " +
+                               std::to_string(impl_points.size())));
+  if (auto diff = first_difference(model_log, impl.result().log))
+    RC_FAIL(counterexample("engines-disagree-steered", trace,
+                           "seed " + std::to_string(seed) + ": " + *diff));
 }
 
 // The log of the model under a schedule drawn choice point by choice point (not pinned by name,
@@ -217,6 +275,8 @@ void check_searches_the_same_on_both_engines() {
   else if (fast->model_runs == 1 && fast->verdict == check::Verdict::Allowed &&
            (fast->runs != slow->runs + 1 || fast->choice_points != slow->choice_points))
     why = "the impl engine's search made other replays than the model's";
+  else if (fast->model_runs > 1 && fast->verdict == check::Verdict::Allowed)
+    why = "the impl engine's search missed a schedule the model's search found";
   else if (fast->model_runs > 1 &&
            (fast->model_runs != slow->runs || fast->runs != 2 * slow->runs ||
             fast->choice_points != 2 * slow->choice_points))
@@ -458,6 +518,8 @@ const std::vector<Property>& world_properties() {
       {"CheckNeverRejectsALogTheModelProduces", check_never_rejects_a_log_the_model_produces},
       {"CheckNeverRejectsModelLogsWithEarlyUnits", check_never_rejects_model_logs_with_early_units},
       {"CheckSearchesTheSameOnBothEngines", check_searches_the_same_on_both_engines},
+      {"EnginesOfferTheSameChoicePointsWhenSteered",
+       engines_offer_the_same_choice_points_when_steered},
   };
   return all;
 }

@@ -41,6 +41,10 @@ RC_GTEST_PROP(Worlds, CheckNeverRejectsModelLogsWithEarlyUnits, ()) {
   check_never_rejects_model_logs_with_early_units();
 }
 
+RC_GTEST_PROP(Worlds, EnginesOfferTheSameChoicePointsWhenSteered, ()) {
+  engines_offer_the_same_choice_points_when_steered();
+}
+
 RC_GTEST_PROP(Worlds, CheckSearchesTheSameOnBothEngines, ()) {
   check_searches_the_same_on_both_engines();
 }

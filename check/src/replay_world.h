@@ -27,7 +27,8 @@ class ReplayWorld {
   virtual int current_step() const = 0;
   virtual std::vector<std::string> choices_taken() const = 0;
   // The model reports a bad trace by throwing spec::ReplayError; the impl engine's failures
-  // throw ImplFailed. What the chooser or the observer throws goes through.
+  // throw ImplFailed. What the chooser or the observer throws goes through (on the impl engine,
+  // unless it derives from std::exception: check's Stop and BudgetSpent do not).
   virtual RunResult run() = 0;
 };
 

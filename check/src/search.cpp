@@ -52,7 +52,7 @@
 namespace lockstep::check {
 namespace {
 
-struct Stop {};         // thrown out of the model's choice point to end a replay early
+struct Stop {};         // thrown out of an engine's choice point to end a replay early
 struct BudgetSpent {};  // thrown when a probe would exceed Options::max_runs
 
 constexpr std::size_t kSilent = std::numeric_limits<std::size_t>::max();
@@ -191,6 +191,9 @@ class Search {
   // without the model, as the canonical log of every corpus trace and generated world is the
   // model's (corpus-impl/*, TheImplEngineAgreesWithTheSpecEngine).
   bool canonical_on_impl() const { return canonical_on_impl_; }
+  // So far, for a search the impl engine's failure cut short.
+  std::uint64_t runs() const { return report_.runs; }
+  std::uint64_t choice_points() const { return report_.choice_points; }
 
   // The run that explained the log, replayed on the model: the same choices, named the same at
   // every point, must explain it there too. This is how a verdict the impl engine's search found
@@ -580,18 +583,18 @@ Report search_reading(const Trace& trace, const Readings& readings, const Log& o
                       const Options& options) {
   std::uint64_t impl_runs = 0, impl_choice_points = 0, unconfirmed = 0;
   if (options.impl_first) {
+    Search search(trace, readings, observed, options, SearchEngine::Impl);
     try {
-      Search search(trace, readings, observed, options, SearchEngine::Impl);
       const Report report = search.run();
       if (search.canonical_on_impl()) return report;
       if (report.verdict == Verdict::Allowed)
         if (std::optional<Report> confirmed = search.confirmed_by_the_model()) return *confirmed;
-      impl_runs = report.runs;
-      impl_choice_points = report.choice_points;
       unconfirmed = report.verdict == Verdict::Allowed ? 1 : 0;  // a model replay that disagreed
     } catch (const ImplFailed&) {
       // The model replays it next and says what is wrong, if anything.
     }
+    impl_runs = search.runs() - unconfirmed;
+    impl_choice_points = search.choice_points();
   }
   Options model_options = options;
   model_options.impl_first = false;

@@ -8,7 +8,8 @@
 namespace lockstep {
 namespace {
 
-// The engine's own exceptions as an outcome; anything else (a chooser's) goes through.
+// The engine's own exceptions, and any std::exception, as an outcome; anything else (a chooser's
+// way of ending a replay early) goes through.
 template <class F>
 RunOutcome outcome_of(F&& run) {
   try {

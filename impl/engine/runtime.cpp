@@ -187,9 +187,6 @@ void Runtime::then(Promise* p, Handler on_fulfilled, Handler on_rejected, Promis
 
 void Runtime::queue_task(Env* env, const char* source, Job job) {
   if (env->terminated) return;
-  // A window whose document is no longer fully active has no runnable task again (I-9): such a
-  // task would wait forever, so it is not kept.
-  if (env->is_window && !env->fully_active) return;
   Loop& loop = *env->loop;
   // Sources are string literals, so the pointer usually matches; the text decides otherwise.
   auto it = std::find_if(loop.queues.begin(), loop.queues.end(),
@@ -202,6 +199,10 @@ void Runtime::queue_task(Env* env, const char* source, Job job) {
     loop.unit_names.push_back("loop:" + loop.name + "/" + source);
     it = std::prev(loop.queues.end());
   }
+  // A window whose document is no longer fully active has no runnable task again (I-9): such a
+  // task would wait forever, so it is not kept. Its queue is made all the same, as the model makes
+  // it, so that the loop's queues are listed in the model's order at choice points.
+  if (env->is_window && !env->fully_active) return;
   it->tasks.push_back(LoopTask{next_seq_++, env, std::move(job)});
   ++loop.queued_tasks;
   wake(loop);

@@ -261,7 +261,8 @@ class Runtime {
   // Steering (check's search), as the model's World offers it: once the pins are used up, a
   // chooser decides every choice point, offered in the order and with the names the model gives
   // them; points before a step (I-26) and where only idle periods could start (I-27) only if
-  // offered. The observer is called just before each unit the settling runs, with its name.
+  // offered. The observer is called just before each unit a settling or a point before a step
+  // runs, with its name.
   void set_chooser(Chooser chooser) { chooser_ = std::move(chooser); }
   void offer_early_units(bool offer) { offer_early_units_ = offer; }
   void offer_putting_off_idle(bool offer) { offer_putting_off_idle_ = offer; }

@@ -3,7 +3,7 @@
 // The checker replays the trace on the spec model and searches its choice points (which unit runs
 // next: a lock task queue, an event loop's task queue, its scheduler, its idle period) depth
 // first, canonical choice first (by default on the impl engine first, which offers the same
-// points, with the schedule it finds confirmed on the model), abandoning a run as soon as the
+// points; the model replays a schedule found so to confirm it), abandoning a run as soon as the
 // events it has logged cannot be a prefix of the observed ones. Logs are compared per agent: the
 // order between agents is free, and causality across agents is whatever the model's run imposes.
 // check/README.md says how events are compared (query snapshots, clientIds, DOMExceptions) and what
@@ -28,17 +28,20 @@ enum class Profile {
 
 struct Options {
   Profile profile = Profile::Normative;
-  std::uint64_t max_runs = 20'000;  // replays of the trace before the verdict is "unknown"
-  bool compare_steps = true;        // an event must carry the step the model logs it in
+  // Replays of the trace before the verdict is "unknown", for each engine's search (impl_first).
+  std::uint64_t max_runs = 20'000;
+  bool compare_steps = true;  // an event must carry the step the model logs it in
   // Partial logs: an agent the trace terminates or unloads may have its observed events stop
   // early (a target often loses what a worker logged just before it was terminated). The events
   // taken as unobservable are listed in the report's assumptions.
   bool partial = false;
   // Search on the impl engine first (it offers the model's choice points and logs what the model
-  // logs on every schedule, at a small fraction of the cost): a schedule it finds is confirmed by
-  // one replay of the model pinned to it, and only then answers. Any other outcome (not allowed,
-  // unknown, not confirmed) is searched again on the model, which gives the verdict and the
-  // divergence with its spec steps. Off: the model alone.
+  // logs on every schedule, at a small fraction of the cost). A log its canonical schedule
+  // explains is answered at once, as the model's canonical log is the impl engine's on every
+  // trace. A schedule its search finds answers once one model replay that takes the same choices
+  // explains the log too. Any other outcome (not allowed, unknown, not confirmed) is searched
+  // again on the model, which gives the verdict and the divergence with its spec steps; each
+  // engine's search has the whole of max_runs. Off: the model alone.
   bool impl_first = true;
   // Partial-order reduction under the normative profile: a schedule that differs from one already
   // searched only by the order of two units that commute (check/README.md) is not searched again.
@@ -60,7 +63,9 @@ struct Divergence {
   bool model_could_stop = false;  // some run that got this far logged nothing more for the agent
   std::vector<std::string> spec_steps;  // step ids run since the last choice point, sorted
   // The choices of the first run that got this far: pinned as a trace's `schedule` (then the
-  // canonical policy), they replay a log that matches the observed one up to this point.
+  // canonical policy), they replay a log that matches the observed one up to this point, except
+  // where `early:` pins were taken before a later step than the first they could run before
+  // (check/README.md, "Not done yet").
   std::vector<std::string> schedule;
 };
 
@@ -72,6 +77,7 @@ struct Report {
   std::uint64_t choice_points = 0;  // met over the search's runs (not a confirming replay's)
   std::size_t observed_events = 0;
   std::vector<std::string> schedule;     // Allowed: the choices of a run that produced the log
+                                         // (the same caveat on `early:` pins as above)
   std::optional<Divergence> divergence;  // NotAllowed and Unknown: the furthest point reached
   std::vector<std::string> assumptions;  // what the comparison took for granted
   // The readings of spec text that says two things (docs/interpretations.md I-24, I-25) under

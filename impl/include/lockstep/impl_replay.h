@@ -36,8 +36,8 @@ class ImplReplay {
   int current_step() const;  // the latest top-level step begun
   std::vector<std::string> choices_taken() const;
 
-  // Once. What the chooser or the observer throws goes through; the engine's own failures are
-  // the outcome's.
+  // Once. What the chooser or the observer throws goes through, unless it derives from
+  // std::exception: that, like the engine's own failures, becomes the outcome's failure.
   RunOutcome run();
 
  private:
