@@ -1,5 +1,5 @@
 // Running a trace on both engines and saying how they differ: shared by the property tests and
-// tests/engines_agree_test.cpp.
+// tests/engines_agree_test.cpp (steered.h does the same for engines steered by a chooser).
 #pragma once
 
 #include <string>

@@ -14,11 +14,10 @@
 #include "engines.h"
 #include "generators.h"
 #include "lockstep/check.h"
-#include "lockstep/impl_replay.h"
-#include "lockstep/log_compare.h"
 #include "lockstep/trace_io.h"
 #include "model_invariants.h"
 #include "runner/trace_runner.h"
+#include "steered.h"
 
 namespace lockstep {
 namespace {
@@ -104,51 +103,14 @@ void engines_offer_the_same_choice_points_when_steered() {
   trace.readings = any_readings();
   trace.schedule.clear();
   const auto seed = *rc::gen::arbitrary<std::uint64_t>();
-  const auto decide = [seed](std::vector<ChoicePoint>& met, const ChoicePoint& point) {
-    met.push_back(point);
-    std::uint64_t h = (seed ^ met.size()) * 0x9e3779b97f4a7c15u;
-    h ^= h >> 29;
-    if (point.before_step && h % 3 != 0) return std::size_t{0};  // most steps begin at once
-    return static_cast<std::size_t>(h % point.names.size());
+  const ChoicePicker pick = [seed](std::size_t k, const ChoicePoint& point) {
+    return seeded_pick(seed, k, point);
   };
-  std::vector<ChoicePoint> model_points, impl_points;
-  spec::TraceRunner runner(trace);
-  runner.world().offer_early_units(true);
-  runner.world().offer_putting_off_idle(true);
-  runner.world().set_chooser([&](const ChoicePoint& p) { return decide(model_points, p); });
-  const Log model_log = runner.run().log;
-  ImplReplay replay(trace);
-  replay.offer_early_units(true);
-  replay.offer_putting_off_idle(true);
-  replay.set_chooser([&](const ChoicePoint& p) { return decide(impl_points, p); });
-  RunOutcome impl = replay.run();
-  if (!impl.ok())
-    RC_FAIL(counterexample("impl-fails-steered", trace, impl.failure().error.to_string()));
-  RC_CLASSIFY(model_points.empty(), "no choice point");
-  const auto describe = [](const ChoicePoint& p) {
-    std::string out = p.before_step ? "before a step:" : p.idle_only ? "idle only:" : "units:";
-    for (std::size_t i = 0; i < p.names.size(); ++i)
-      out += " " + p.names[i] + (i == p.canonical ? " (canonical)" : "") +
-             (std::count(p.proposals.begin(), p.proposals.end(), i) ? " (proposed)" : "");
-    return out;
-  };
-  for (std::size_t k = 0; k < std::min(model_points.size(), impl_points.size()); ++k) {
-    const ChoicePoint &m = model_points[k], &i = impl_points[k];
-    if (m.names != i.names || m.proposals != i.proposals || m.canonical != i.canonical ||
-        m.before_step != i.before_step || m.idle_only != i.idle_only)
-      RC_FAIL(counterexample("engines-offer-other-choice-points", trace,
-                             "seed " + std::to_string(seed) + ", choice point " +
-                                 std::to_string(k) + "\nmodel: " + describe(m) +
-                                 "\nimpl:  " + describe(i)));
-  }
-  if (model_points.size() != impl_points.size())
-    RC_FAIL(counterexample("engines-offer-other-choice-points", trace,
-                           "seed " + std::to_string(seed) + ": the model met " +
-                               std::to_string(model_points.size()) + " choice points, impl " +
-                               std::to_string(impl_points.size())));
-  if (auto diff = first_difference(model_log, impl.result().log))
+  const Steered model = steered_on_the_model(trace, pick);
+  RC_CLASSIFY(model.points.empty(), "no choice point");
+  if (auto diff = steered_disagreement(model, steered_on_impl(trace, pick)); !diff.empty())
     RC_FAIL(counterexample("engines-disagree-steered", trace,
-                           "seed " + std::to_string(seed) + ": " + *diff));
+                           "seed " + std::to_string(seed) + ": " + diff));
 }
 
 // The log of the model under a schedule drawn choice point by choice point (not pinned by name,

@@ -203,15 +203,15 @@ class Search {
     engine_ = SearchEngine::Model;
     confirming_ = true;
     canonical_only_ = allowed_canonically_;
+    const std::uint64_t searched = report_.choice_points;
     const Outcome outcome = replay(canonical_only_ ? 0 : nodes_.size(), /*probe=*/false);
-    report_.choice_points = choice_points_before_confirming_;
+    report_.choice_points = searched;
     if (!outcome.complete) return std::nullopt;
     report_.model_runs = 1;
     return report_;
   }
 
   Report finish() {
-    choice_points_before_confirming_ = report_.choice_points;
     if (!options_.compare_steps)
       report_.assumptions.push_back("events were compared without their step numbers");
     if (report_.verdict == Verdict::Allowed)
@@ -566,7 +566,6 @@ class Search {
   bool canonical_on_impl_ = false;    // the verdict came from explained_by_the_impl_engine()
   bool allowed_canonically_ = false;  // the verdict came from the canonical-only replay
   bool confirming_ = false;           // replaying the path found on the impl engine, on the model
-  std::uint64_t choice_points_before_confirming_ = 0;
   std::size_t early_bound_ = 0;    // this round's: steps that wait for queued work, at most (I-26)
   bool early_bound_hit_ = false;   // this round met a point its bound closed
   std::uint64_t round_limit_ = 0;  // the replays this round may reach (report_.runs)
@@ -577,8 +576,9 @@ class Search {
 };
 
 // The search under one readings: on the impl engine first (Options::impl_first), whose schedule
-// the model then confirms with one pinned replay; otherwise, or if the impl engine fails, not
-// explaining the log or not confirmed, on the model, which alone gives a divergence its spec steps.
+// the model then confirms with one replay that takes the same choices; otherwise, or if the impl
+// engine fails, does not explain the log or is not confirmed, on the model, which alone gives a
+// divergence its spec steps.
 Report search_reading(const Trace& trace, const Readings& readings, const Log& observed,
                       const Options& options) {
   std::uint64_t impl_runs = 0, impl_choice_points = 0, unconfirmed = 0;
