@@ -140,9 +140,9 @@ std::string per_agent(const Trace& trace, Log log) {
 // `schedule` (the model refuses a pin that names nothing runnable there with an error at
 // /schedule/N). The trace's own schedule is not kept: the page accepts what any schedule allows.
 // The candidates are every unit a choice can name (the lock task queue; each event loop's task
-// sources, scheduler and idle period), each also as an "early:" pin when a step of the trace does
-// not settle (I-26), "settled" when the trace asks for idle callbacks (the idle periods put off,
-// I-27: a browser may never run them), and any name a run took.
+// sources, scheduler and idle period), each also as an "early:" pin, and "step", when a step of the
+// trace does not settle (I-26), "settled" and "idle" when the trace asks for idle callbacks (the
+// idle periods put off or started, I-27: a browser may never run them), and any name a run took.
 constexpr std::size_t kMaxReplays = 20000;
 
 std::optional<Error> add_every_schedules_log(const Engine& engine, Trace& trace,
@@ -155,14 +155,19 @@ std::optional<Error> add_every_schedules_log(const Engine& engine, Trace& trace,
   // I-26: after a step that does not settle, queued units may also run before the next step.
   const bool steps_may_wait = std::any_of(trace.steps.begin(), trace.steps.end(),
                                           [](const Action& a) { return !a.settle; });
-  if (steps_may_wait)
+  // "step" begins a step where a unit could go first, so that a later "early:" pin goes before
+  // a later step.
+  if (steps_may_wait) {
     for (const std::string& unit : std::set<std::string>(units)) units.insert("early:" + unit);
+    units.insert("step");
+  }
   // I-27: where only idle periods could start, the settling may end with them put off.
   bool asks_for_idle_callbacks = false;
   for_each_action(trace.steps, [&](const Action& a) {
     asks_for_idle_callbacks |= a.op == Op::RequestIdleCallback;
   });
-  if (asks_for_idle_callbacks) units.insert("settled");
+  // "idle" starts them where they could be put off, so that a later "settled" goes later.
+  if (asks_for_idle_callbacks) units.insert({"settled", "idle"});
   std::vector<std::vector<std::string>> pending{{}};  // schedule prefixes still to replay
   while (!pending.empty()) {
     trace.schedule = std::move(pending.back());
@@ -194,7 +199,8 @@ std::optional<Error> add_every_schedules_log(const Engine& engine, Trace& trace,
     // a trace whose run took no choice has those orders too.
     if (trace.schedule.size() <= choices.size())
       for (const std::string& unit : units)
-        if ((steps_may_wait && unit.rfind("early:", 0) == 0) || unit == "settled") {
+        if ((steps_may_wait && (unit.rfind("early:", 0) == 0 || unit == "step")) ||
+            unit == "settled" || unit == "idle") {
           std::vector<std::string> prefix = choices;
           prefix.push_back(unit);
           pending.push_back(std::move(prefix));

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <optional>
 
+#include "lockstep/impl_engine.h"
 #include "lockstep/log_compare.h"
 #include "lockstep/spec_engine.h"
 #include "lockstep/trace_io.h"
@@ -354,6 +355,48 @@ TEST(Check, TheDivergenceScheduleReplaysTheRunThatGotFurthest) {
   EXPECT_EQ(r.verdict, Verdict::NotAllowed);
   ASSERT_TRUE(r.divergence);
   EXPECT_FALSE(r.divergence->schedule.empty());
+  expect_schedule_replays_the_divergence(off, r);
+}
+
+// I-26: a unit that could have gone before step 1 but went only before step 2 is reported with
+// the pin "step" before its "early:" pin, which would otherwise be taken before step 1; the
+// schedule replays the observed log on both engines, found by either engine's search. The same
+// holds for the schedule of the run that got furthest on a log no schedule explains.
+TEST(Check, AnEarlyUnitThatWaitedPastAStepIsReportedWithAStepPin) {
+  auto trace = read_trace(R"({"format": "lockstep-trace", "version": 1,
+    "agents": [{"id": "A", "kind": "window", "origin": "https://a.test"}],
+    "steps": [
+      {"agent": "A", "op": "postTask", "id": "t", "callback": {"body": [{"op": "mark", "label": "task"}]}, "settle": false},
+      {"agent": "A", "op": "run", "body": [{"op": "mark", "label": "one"}], "settle": false},
+      {"agent": "A", "op": "run", "body": [{"op": "mark", "label": "two"}]}],
+    "schedule": ["step", "early:loop:A/scheduler"]})");
+  ASSERT_TRUE(trace.ok()) << trace.error().to_string();
+  RunOutcome observed = make_spec_engine()->run(trace.value(), {});
+  ASSERT_TRUE(observed.ok()) << observed.failure().error.to_string();
+  Case c{trace.value(), observed.result().log};
+  c.trace.schedule.clear();
+  const std::vector<std::string> expected{"step", "early:loop:A/scheduler"};
+  for (const bool impl_first : {true, false}) {
+    Options options;
+    options.impl_first = impl_first;
+    const auto report = check(c.trace, c.log, options);
+    ASSERT_TRUE(report.ok()) << report.error().to_string();
+    EXPECT_EQ(report->verdict, Verdict::Allowed);
+    EXPECT_EQ(report->schedule, expected) << "impl first: " << impl_first;
+    Trace pinned = c.trace;
+    pinned.schedule = report->schedule;
+    for (const auto& engine : {make_spec_engine(), make_impl_engine()}) {
+      RunOutcome replayed = engine->run(pinned, {});
+      ASSERT_TRUE(replayed.ok()) << replayed.failure().error.to_string();
+      EXPECT_EQ(first_difference(c.log, replayed.result().log), std::nullopt);
+    }
+  }
+  Case off = c;  // the last event stamped with a step it cannot belong to
+  off.log.events.back().step += 1000;
+  const Report r = check_ok(off);
+  EXPECT_EQ(r.verdict, Verdict::NotAllowed);
+  ASSERT_TRUE(r.divergence);
+  EXPECT_EQ(r.divergence->schedule, expected);
   expect_schedule_replays_the_divergence(off, r);
 }
 

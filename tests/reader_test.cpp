@@ -1,6 +1,7 @@
 // The trace reader: every bad input is an Error naming the JSON pointer, never a crash.
 #include <gtest/gtest.h>
 
+#include "lockstep/choice_point.h"
 #include "lockstep/trace_io.h"
 
 namespace lockstep {
@@ -142,6 +143,12 @@ std::vector<BadCase> bad_cases() {
       {"settled is no early unit",
        trace_with("[]", kTwoAgents, R"(, "schedule": ["settled", "early:settled"])"), "/schedule/1",
        "unknown choice \"early:settled\""},
+      {"idle is no early unit",
+       trace_with("[]", kTwoAgents, R"(, "schedule": ["idle", "early:idle"])"), "/schedule/1",
+       "unknown choice \"early:idle\""},
+      {"step is no early unit",
+       trace_with("[]", kTwoAgents, R"(, "schedule": ["step", "early:step"])"), "/schedule/1",
+       "unknown choice \"early:step\""},
       {"unknown reading", trace_with("[]", kTwoAgents, R"(, "readings": {"released": "note"})"),
        "/readings/released", "unknown member"},
       {"bad reading value",
@@ -227,6 +234,21 @@ TEST(Reader, AcceptsEverySchedulingOpOfTheFormat) {
   ASSERT_TRUE(t.ok()) << t.error().to_string();
   EXPECT_TRUE(t->uses_scheduling());
   EXPECT_EQ(t->steps[3].task_options.delay, 5u);
+}
+
+// I-26, I-27: the pins that replay a run's choices. A step begins at every pin but "early:" and
+// "step", idle periods start at every pin but "settled" and "idle": a "step" or an "idle" is kept
+// only where such a pin comes next, past those of its kind kept for later points.
+TEST(Schedule, ChoicesBecomeThePinsThatReplayThem) {
+  EXPECT_EQ(schedule_of_choices({"step", "loop:A/web-locks", "step", "idle", "step",
+                                 "early:locks:default", "step", "settled", "step"}),
+            (std::vector<std::string>{"loop:A/web-locks", "step", "step", "early:locks:default",
+                                      "settled"}));
+  EXPECT_EQ(schedule_of_choices({"idle", "step", "idle", "settled", "idle", "loop:A/idle", "idle"}),
+            (std::vector<std::string>{"idle", "idle", "settled", "loop:A/idle"}));
+  EXPECT_EQ(schedule_of_choices({"early:loop:A", "step", "idle"}),
+            std::vector<std::string>{"early:loop:A"});
+  EXPECT_TRUE(schedule_of_choices({"step", "idle", "step"}).empty());
 }
 
 }  // namespace

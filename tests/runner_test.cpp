@@ -131,6 +131,58 @@ TEST(BothEngines, EarlyPinsRunQueuedWorkBeforeTheNextStep) {
   }
 }
 
+// I-26: the pin "step" begins a step where a queued unit could go first, so that an "early:" pin
+// after it waits for a later step; where nothing could go first there is no point and the pin
+// waits too; at an ordinary choice point it names nothing runnable.
+TEST(BothEngines, TheStepPinLetsAnEarlyUnitWaitForALaterStep) {
+  const std::string agents = R"([{"id": "A", "kind": "window", "origin": "https://a.test"},
+    {"id": "B", "kind": "window", "origin": "https://b.test"}])";
+  const std::string steps = R"([
+    {"agent": "A", "op": "postTask", "id": "t", "callback": {"body": [{"op": "mark", "label": "task"}]}, "settle": false},
+    {"agent": "A", "op": "run", "body": [{"op": "mark", "label": "one"}], "settle": false},
+    {"agent": "A", "op": "run", "body": [{"op": "mark", "label": "two"}]}])";
+  const auto pinned = [&](const std::string& schedule) {
+    auto trace = read_trace(R"({"format": "lockstep-trace", "version": 1, "agents": )" + agents +
+                            R"(, "steps": )" + steps + R"(, "schedule": )" + schedule + "}");
+    EXPECT_TRUE(trace.ok()) << trace.error().to_string();
+    return trace.value();
+  };
+  // The task runs in step 2's settling, whenever it goes: its events carry step 2.
+  const std::vector<std::string> task{"2 A task", "2 A mark task", "2 A settled t fulfilled"};
+  const auto with_task_at = [&](std::size_t at) {
+    std::vector<std::string> marks{"1 A mark one", "2 A mark two"};
+    marks.insert(marks.begin() + static_cast<std::ptrdiff_t>(at), task.begin(), task.end());
+    return marks;
+  };
+  for (const auto& engine : {make_spec_engine(), make_impl_engine()}) {
+    RunOutcome first = engine->run(pinned(R"(["early:loop:A/scheduler"])"), {});
+    ASSERT_TRUE(first.ok()) << first.failure().error.to_string();
+    EXPECT_EQ(summary(first), with_task_at(0));  // taken before step 1, the first point
+    // Before step 0 nothing is queued (no point), before step 1 the step begins, before step 2
+    // the task goes first.
+    RunOutcome later = engine->run(pinned(R"(["step", "early:loop:A/scheduler"])"), {});
+    ASSERT_TRUE(later.ok()) << later.failure().error.to_string();
+    EXPECT_EQ(summary(later), with_task_at(1));
+    EXPECT_EQ(later.result().choices, (std::vector<std::string>{"step", "early:loop:A/scheduler"}));
+    RunOutcome none = engine->run(pinned(R"(["step", "step"])"), {});
+    ASSERT_TRUE(none.ok()) << none.failure().error.to_string();
+    EXPECT_EQ(summary(none), with_task_at(2));  // as without pins
+    // Three steps begin where A's task could go first; then B's task and A's compete in the final
+    // settling, where "step" names neither.
+    Trace two_loops = pinned(R"(["step", "step", "step", "step"])");
+    two_loops.steps.back().settle = false;
+    auto b_task =
+        read_trace(R"({"format": "lockstep-trace", "version": 1, "agents": )" + agents +
+                   R"(, "steps": [{"agent": "B", "op": "postTask", "id": "u", "callback": {}}]})");
+    ASSERT_TRUE(b_task.ok()) << b_task.error().to_string();
+    two_loops.steps.push_back(b_task.value().steps.front());
+    two_loops.steps.back().settle = false;
+    RunOutcome refused = engine->run(two_loops, {});
+    ASSERT_FALSE(refused.ok());
+    EXPECT_EQ(refused.failure().error.pointer, "/schedule/3") << refused.failure().error.message;
+  }
+}
+
 // I-27: the pin "settled", where only idle periods could start, ends the settling with the idle
 // callback still queued, on both engines: it runs in a later step's settling, or never. Where
 // other work is runnable the pin names nothing and is refused.

@@ -43,6 +43,7 @@
 #include "event_match.h"
 #include "independence.h"
 #include "lockstep/check.h"
+#include "lockstep/choice_point.h"
 #include "lockstep/impl_engine.h"
 #include "lockstep/spec_engine.h"
 #include "platform/errors.h"
@@ -133,7 +134,7 @@ class Search {
     if (replay(0, /*probe=*/false).complete) {
       allowed_canonically_ = true;
       report_.verdict = Verdict::Allowed;
-      report_.schedule = std::move(canonical_schedule_);
+      report_.schedule = schedule_of_choices(canonical_schedule_);
       return finish();
     }
     canonical_only_ = false;
@@ -174,9 +175,9 @@ class Search {
       }
       if (outcome.complete) {
         report_.verdict = Verdict::Allowed;
-        for (const Node& n : nodes_)  // beginning a step or starting idle periods pins nothing
-          if (n.names[n.at] != "step" && n.names[n.at] != "idle")
-            report_.schedule.push_back(n.names[n.at]);
+        std::vector<std::string> taken;
+        for (const Node& n : nodes_) taken.push_back(n.names[n.at]);
+        report_.schedule = schedule_of_choices(taken);  // "step" only where it is needed
         return Verdict::Allowed;
       }
       // Backtrack: the deepest choice point with a live alternative not tried yet.
@@ -393,7 +394,7 @@ class Search {
       return false;
     ++report_.runs;
     report_.choice_points += outcome.result().choices.size();
-    report_.schedule = std::move(outcome.result().choices);
+    report_.schedule = schedule_of_choices(outcome.result().choices);
     unobserved_ = progress.unobserved;
     return true;
   }
@@ -530,7 +531,7 @@ class Search {
       best_->agent = agent;
       best_->agent_index = k;
       best_->matched = matched;
-      best_->schedule = current_world_->choices_taken();
+      best_->schedule = schedule_of_choices(current_world_->choices_taken());
       if (k < mine.size()) {
         best_->log_index = mine[k];
         best_->observed = observed_.events[mine[k]];

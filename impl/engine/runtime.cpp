@@ -356,17 +356,26 @@ std::size_t Runtime::choose() {
 }
 
 // I-26: before a step, what earlier steps left queued may run first, as "early:<unit>" pins say
-// or a chooser offered these points picks (canonically, and at any other pin, the step begins at
-// once).
+// or a chooser offered these points picks (canonically, at the pin "step" (I-26) and at any other
+// pin, the step begins at once).
 void Runtime::before_step() {
   static const std::string kEarly = "early:";
+  static const std::string kStep = "step";
   for (;;) {
     const bool pinned_early =
         next_pin_ < pinned_.size() && pinned_[next_pin_].rfind(kEarly, 0) == 0;
-    if (!pinned_early && !(next_pin_ >= pinned_.size() && chooser_ && offer_early_units_)) return;
+    const bool pinned_step = next_pin_ < pinned_.size() && pinned_[next_pin_] == kStep;
+    if (!pinned_early && !pinned_step &&
+        !(next_pin_ >= pinned_.size() && chooser_ && offer_early_units_))
+      return;
     collect_units();
-    if (units_.empty()) return;
+    if (units_.empty()) return;  // no point here: a "step" pin waits for the next one (I-26)
     Unit unit;
+    if (pinned_step) {
+      ++next_pin_;
+      choices_.push_back(&kStep);  // recorded as the model records it
+      return;
+    }
     if (pinned_early) {
       const std::string& pin = pinned_[next_pin_];
       match_pin(pin.substr(kEarly.size()), pin, kEarly);
@@ -388,7 +397,10 @@ void Runtime::before_step() {
       if (picked >= point.names.size())
         throw EngineFault{"a chooser picked " + std::to_string(picked) + " of " +
                           std::to_string(point.names.size()) + " before a step"};
-      if (picked == 0) return;
+      if (picked == 0) {
+        choices_.push_back(&kStep);
+        return;
+      }
       unit = units_[model_order_[picked - 1]];
     }
     choices_.push_back(&early_names_.emplace_back(kEarly + *unit.name));
@@ -561,18 +573,20 @@ void Runtime::settle() {
 }
 
 // I-27: where nothing but idle periods could start, the pin "settled" ends the settling with them
-// put off (canonically they start).
+// put off (canonically, and at the pin "idle", they start).
 bool Runtime::puts_off_idle_periods() {
   static const std::string kSettled = "settled";
+  static const std::string kIdle = "idle";
   const bool pinned = next_pin_ < pinned_.size();
-  if (pinned && pinned_[next_pin_] != kSettled) return false;
+  if (pinned && pinned_[next_pin_] != kSettled && pinned_[next_pin_] != kIdle) return false;
   if (!pinned && !(chooser_ && offer_putting_off_idle_)) return false;
   for (const Unit& u : units_)
     if (u.kind != Unit::Kind::Idle) return false;
   if (pinned) {
+    const bool put_off = pinned_[next_pin_] == kSettled;
     ++next_pin_;
-    choices_.push_back(&kSettled);
-    return true;
+    choices_.push_back(put_off ? &kSettled : &kIdle);
+    return put_off;
   }
   ChoicePoint& point = choice_point_;
   point.before_step = false;
@@ -584,7 +598,7 @@ bool Runtime::puts_off_idle_periods() {
   if (picked > 1)
     throw EngineFault{"a chooser picked " + std::to_string(picked) +
                       " of 2 where only idle periods could start"};
-  if (picked == 1) choices_.push_back(&kSettled);
+  choices_.push_back(picked == 1 ? &kSettled : &kIdle);
   return picked == 1;
 }
 

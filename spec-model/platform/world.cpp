@@ -363,16 +363,19 @@ void World::settle() {
 // I-27: the user agent may put off an idle period (requestidlecallback's start-an-idle-period
 // step 1) for as long as it likes, so where nothing but idle periods could start, the settling
 // may end with the idle callbacks still queued: they may run in a later step's settling, or never.
-// Canonically the idle periods start; the pin "settled" ends the settling there instead.
+// Canonically the idle periods start; the pin "settled" ends the settling there instead, and the
+// pin "idle" starts them, so that a "settled" after it waits for a later point.
 bool World::puts_off_idle_periods(const std::vector<Unit>& units) {
   static const std::string kSettled = "settled";
+  static const std::string kIdle = "idle";
   for (const Unit& u : units)
     if (!u.loop || u.source != kIdleUnit) return false;  // other work is runnable: not this point
   if (next_pin_ < pinned_.size()) {
-    if (pinned_[next_pin_] != kSettled) return false;
+    const std::string& pin = pinned_[next_pin_];
+    if (pin != kSettled && pin != kIdle) return false;  // any other pin: they start
     ++next_pin_;
-    choices_taken_.push_back(kSettled);
-    return true;
+    choices_taken_.push_back(pin);
+    return pin == kSettled;
   }
   if (!chooser_ || !offer_putting_off_idle_) return false;
   ChoicePoint point;
@@ -383,26 +386,33 @@ bool World::puts_off_idle_periods(const std::vector<Unit>& units) {
   if (picked > 1)
     throw InternalError("a chooser picked " + std::to_string(picked) +
                         " of 2 where only idle periods could start");
-  if (picked == 1) choices_taken_.push_back(kSettled);
+  choices_taken_.push_back(picked == 1 ? kSettled : kIdle);
   return picked == 1;
 }
 
 // I-26: the step's task is queued when the trace says, and its event loop, the other loops and
 // the lock task queues may each run what is already queued before it. Canonically the step runs
-// at once; a schedule says otherwise with "early:" pins, a chooser at the points offered to it.
+// at once; a schedule says otherwise with "early:" pins (and "step", I-26), a chooser at the points
+// offered to it.
 void World::before_step() {
   static const std::string kEarly = "early:";
+  static const std::string kStep = "step";
   std::vector<Unit> units;
   for (;;) {
-    // Only an "early:" pin or a chooser offered these points can run a unit here; without either
-    // the step begins at once, and listing the runnable units would be wasted work.
+    // Only a pin for this point or a chooser offered it decides anything here; without either the
+    // step begins at once, and listing the runnable units would be wasted work.
     const bool pinned_early =
         next_pin_ < pinned_.size() && pinned_[next_pin_].rfind(kEarly, 0) == 0;
-    if (!pinned_early && !(next_pin_ >= pinned_.size() && chooser_ && offer_early_units_)) return;
+    const bool pinned_step = next_pin_ < pinned_.size() && pinned_[next_pin_] == kStep;
+    if (!pinned_early && !pinned_step &&
+        !(next_pin_ >= pinned_.size() && chooser_ && offer_early_units_))
+      return;
     runnable_units(units);
-    if (units.empty()) return;
-    std::size_t picked = 0;  // 0: begin the step; i > 0: units[i - 1] first
-    if (pinned_early) {
+    if (units.empty()) return;  // no point here: a "step" pin waits for the next one (I-26)
+    std::size_t picked = 0;     // 0: begin the step; i > 0: units[i - 1] first
+    if (pinned_step) {
+      ++next_pin_;
+    } else if (pinned_early) {
       const std::string& pin = pinned_[next_pin_];
       const std::string named = pin.substr(kEarly.size());
       std::vector<std::size_t> found = matching(units, named);
@@ -430,7 +440,12 @@ void World::before_step() {
         throw InternalError("a chooser picked " + std::to_string(picked) + " of " +
                             std::to_string(point.names.size()) + " before a step");
     }
-    if (picked == 0) return;
+    if (picked == 0) {
+      // Recorded, unlike a step that begins for want of a pin: a later "early:" pin in the same
+      // list must not be taken here (I-26).
+      choices_taken_.push_back(kStep);
+      return;
+    }
     choices_taken_.push_back(kEarly + *units[picked - 1].name);
     run_chosen_unit(units[picked - 1]);
   }

@@ -128,8 +128,10 @@ class World {
   // Whether a chooser is handed the points where settling may end with idle periods put off.
   void offer_putting_off_idle(bool offer) { offer_putting_off_idle_ = offer; }
   // Before a top-level step (I-26): what earlier steps left queued may run first. A pin
-  // "early:<unit>" runs that unit and asks again; any other pin, or none, begins the step. Once
-  // the pins are used up, a chooser offered these points (offer_early_units) may pick a unit.
+  // "early:<unit>" runs that unit and asks again; the pin "step" (I-26), any other pin, or none,
+  // begins the step. Once the pins are used up, a chooser offered these points
+  // (offer_early_units) may pick a unit. "step" is recorded among the choices taken when a pin or
+  // the chooser took it, where some unit could have gone first.
   void before_step();
   // Whether a chooser is handed the choice points before_step() meets (off: the step begins).
   void offer_early_units(bool offer) { offer_early_units_ = offer; }

@@ -133,6 +133,18 @@ orders = {tuple(e.get("label", e["event"]) for e in log["events"]) for log in ex
 want = {("idle", "in idle", "after"), ("after", "idle", "in idle"), ("after",)}
 sys.exit(0 if orders == want else f"orders {sorted(orders)}")
 PY
+# I-26: a task a step left queued may run before either later step, or after both; before step 2
+# only is the order the pin "step" reaches, and the page accepts it too.
+check 0 "export wpt step pin" "$lockstep" export --wpt "$root/tests/cli/early-unit-waits-past-a-step.trace.json" -o "$tmp/wpt-step"
+python3 - "$tmp/wpt-step/early-unit-waits-past-a-step.html" <<'PY' || { echo "FAIL export does not offer an early unit past a step"; fail=1; }
+import json, re, sys
+page = open(sys.argv[1]).read()
+expected = json.loads(re.search(r"const expected = (\[.*?\])\.map", page, re.S).group(1))
+orders = {tuple(e.get("label", e["event"]) for e in log["events"]) for log in expected}
+task = ("task", "in-task", "settled")
+want = {task + ("one", "two"), ("one",) + task + ("two",), ("one", "two") + task}
+sys.exit(0 if orders == want else f"orders {sorted(orders)}")
+PY
 check 2 "export without format" "$lockstep" export "$root/traces/corpus" -o "$tmp/wpt2"
 check 2 "export missing input" "$lockstep" export --wpt "$tmp/none" -o "$tmp/wpt3"
 # check: 0 allowed, 1 not allowed (naming the event), 3 unknown, 2 bad input; --json, --junit.

@@ -664,7 +664,8 @@ class TraceReader {
       const bool early = pin.rfind("early:", 0) == 0;
       const std::string c = early ? pin.substr(6) : pin;
       bool ok = false;
-      if (pin == "settled")  // I-27: the settling ends with idle periods put off
+      // I-27: idle periods put off or started; I-26: the step begins
+      if (pin == "settled" || pin == "idle" || pin == "step")
         ok = true;
       else if (c == "locks")
         ok = true;
@@ -680,7 +681,7 @@ class TraceReader {
       } else {
         fail(p, "unknown choice " + show(pin) +
                     " (expected \"locks\", \"locks:<partition>\", \"loop:<L>\" or \"loop:<L>/<task "
-                    "source>\", each also after \"early:\", or \"settled\")");
+                    "source>\", each also after \"early:\", \"step\", \"settled\" or \"idle\")");
       }
       trace_.schedule.push_back(pin);
     }

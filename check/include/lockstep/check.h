@@ -63,9 +63,7 @@ struct Divergence {
   bool model_could_stop = false;  // some run that got this far logged nothing more for the agent
   std::vector<std::string> spec_steps;  // step ids run since the last choice point, sorted
   // The choices of the first run that got this far: pinned as a trace's `schedule` (then the
-  // canonical policy), they replay a log that matches the observed one up to this point, except
-  // where `early:` pins were taken before a later step than the first they could run before
-  // (check/README.md, "Not done yet").
+  // canonical policy), they replay a log that matches the observed one up to this point.
   std::vector<std::string> schedule;
 };
 
@@ -76,8 +74,8 @@ struct Report {
   std::uint64_t model_runs = 0;     // of those, replays on the spec model (the rest on impl)
   std::uint64_t choice_points = 0;  // met over the search's runs (not a confirming replay's)
   std::size_t observed_events = 0;
-  std::vector<std::string> schedule;     // Allowed: the choices of a run that produced the log
-                                         // (the same caveat on `early:` pins as above)
+  std::vector<std::string> schedule;     // Allowed: the choices of a run that produced the log,
+                                         // as pins that replay it
   std::optional<Divergence> divergence;  // NotAllowed and Unknown: the furthest point reached
   std::vector<std::string> assumptions;  // what the comparison took for granted
   // The readings of spec text that says two things (docs/interpretations.md I-24, I-25) under

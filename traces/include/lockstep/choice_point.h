@@ -17,14 +17,21 @@ struct ChoicePoint {
   std::vector<std::size_t> proposals;
   std::size_t canonical = 0;
   // I-26: a point before a step, where names[0] is "step" (begin it: canonical) and the other
-  // names are "early:<unit>"; only those picked are listed in the choices taken.
+  // names are "early:<unit>"; the name picked is listed in the choices taken.
   bool before_step = false;
   // I-27: a point where only idle periods could start, with names {"idle", "settled"}: start
-  // them (canonical, listed by nothing) or end the settling without (listed as "settled").
+  // them (canonical) or end the settling without; the name picked is listed in the choices taken.
   bool idle_only = false;
 };
 
 // Returns the index in `names` of the unit to run.
 using Chooser = std::function<std::size_t(const ChoicePoint&)>;
+
+// The `schedule` that replays a run's choices (names as a chooser was offered them, in order): the
+// same list without each "step" (I-26) and "idle" (I-27) that the point would take anyway. A step
+// begins at every pin but "early:" and "step", and idle periods start at every pin but "settled"
+// and "idle"; a "step" or "idle" is kept where such a pin comes next, or that pin would be taken
+// at this earlier point.
+std::vector<std::string> schedule_of_choices(const std::vector<std::string>& choices);
 
 }  // namespace lockstep
