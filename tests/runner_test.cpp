@@ -133,7 +133,7 @@ TEST(BothEngines, EarlyPinsRunQueuedWorkBeforeTheNextStep) {
 
 // I-26: the pin "step" begins a step where a queued unit could go first, so that an "early:" pin
 // after it waits for a later step; where nothing could go first there is no point and the pin
-// waits too; at an ordinary choice point it names nothing runnable.
+// waits too; at an ordinary choice point it is refused, saying where it belongs.
 TEST(BothEngines, TheStepPinLetsAnEarlyUnitWaitForALaterStep) {
   const std::string agents = R"([{"id": "A", "kind": "window", "origin": "https://a.test"},
     {"id": "B", "kind": "window", "origin": "https://b.test"}])";
@@ -180,6 +180,11 @@ TEST(BothEngines, TheStepPinLetsAnEarlyUnitWaitForALaterStep) {
     RunOutcome refused = engine->run(two_loops, {});
     ASSERT_FALSE(refused.ok());
     EXPECT_EQ(refused.failure().error.pointer, "/schedule/3") << refused.failure().error.message;
+    EXPECT_NE(refused.failure().error.message.find(
+                  "\"step\" is a choice only at a point before a step, not here; runnable: "
+                  "loop:A/scheduler, loop:B/scheduler"),
+              std::string::npos)
+        << refused.failure().error.message;
   }
 }
 
@@ -211,6 +216,39 @@ TEST(BothEngines, SettledPinsPutIdlePeriodsOff) {
     RunOutcome refused = engine->run(busy.value(), {});  // B's task could run too
     ASSERT_FALSE(refused.ok());
     EXPECT_EQ(refused.failure().error.pointer, "/schedule/0");
+    Trace busy_idle = busy.value();  // "idle" belongs to the same kind of point
+    busy_idle.schedule = {"idle"};
+    RunOutcome refused_idle = engine->run(busy_idle, {});
+    ASSERT_FALSE(refused_idle.ok());
+    EXPECT_NE(refused_idle.failure().error.message.find(
+                  "\"idle\" is a choice only at a point where only idle periods start"),
+              std::string::npos)
+        << refused_idle.failure().error.message;
+  }
+}
+
+// I-27: the pin "idle" starts the idle periods at such a point, so that a "settled" after it puts
+// off those of a later point; alone, the "settled" is taken at the first.
+TEST(BothEngines, TheIdlePinLetsALaterSettlingPutIdlePeriodsOff) {
+  const std::string head =
+      R"({"format": "lockstep-trace", "version": 1, "agents": [{"id": "A", "kind": "window", "origin": "https://a.test"}], "steps": [
+    {"agent": "A", "op": "requestIdleCallback", "id": "i"},
+    {"agent": "A", "op": "requestIdleCallback", "id": "j"},
+    {"agent": "A", "op": "run", "body": [{"op": "mark", "label": "after"}]}], )";
+  for (const auto& engine : {make_spec_engine(), make_impl_engine()}) {
+    auto second = read_trace(head + R"("schedule": ["idle", "settled"]})");
+    ASSERT_TRUE(second.ok()) << second.error().to_string();
+    RunOutcome o = engine->run(second.value(), {});
+    ASSERT_TRUE(o.ok()) << o.failure().error.to_string();
+    // i runs in step 0's settling; j, put off in step 1's, runs after step 2's mark.
+    EXPECT_EQ(summary(o), (std::vector<std::string>{"0 A idle", "2 A mark after", "2 A idle"}));
+    EXPECT_EQ(o.result().choices, (std::vector<std::string>{"idle", "settled"}));
+    Trace first = second.value();
+    first.schedule = {"settled"};
+    RunOutcome f = engine->run(first, {});
+    ASSERT_TRUE(f.ok()) << f.failure().error.to_string();
+    // i put off in step 0's settling; both run in step 1's.
+    EXPECT_EQ(summary(f), (std::vector<std::string>{"1 A idle", "1 A idle", "2 A mark after"}));
   }
 }
 

@@ -356,8 +356,8 @@ std::size_t Runtime::choose() {
 }
 
 // I-26: before a step, what earlier steps left queued may run first, as "early:<unit>" pins say
-// or a chooser offered these points picks (canonically, at the pin "step" (I-26) and at any other
-// pin, the step begins at once).
+// or a chooser offered these points picks (canonically, at the pin "step" and at any other pin,
+// the step begins at once).
 void Runtime::before_step() {
   static const std::string kEarly = "early:";
   static const std::string kStep = "step";

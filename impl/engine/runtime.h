@@ -215,8 +215,7 @@ class Runtime {
     checkpoint(*env->loop);
   }
   void settle();
-  // Before a top-level step: the units "early:" pins name run first (I-26); "step" begins it
-  // (I-26).
+  // Before a top-level step: the units "early:" pins name run first; "step" begins it (I-26).
   void before_step();
   void advance_time(std::uint64_t ms);
   void terminate(Env* env);

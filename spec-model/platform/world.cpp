@@ -392,8 +392,8 @@ bool World::puts_off_idle_periods(const std::vector<Unit>& units) {
 
 // I-26: the step's task is queued when the trace says, and its event loop, the other loops and
 // the lock task queues may each run what is already queued before it. Canonically the step runs
-// at once; a schedule says otherwise with "early:" pins (and "step", I-26), a chooser at the points
-// offered to it.
+// at once; a schedule says otherwise with "early:" pins ("step" ends them), a chooser at the
+// points offered to it.
 void World::before_step() {
   static const std::string kEarly = "early:";
   static const std::string kStep = "step";

@@ -18,10 +18,15 @@ Error bad_pin(std::size_t index, const std::string& pin, bool ambiguous,
   std::sort(runnable.begin(), runnable.end());  // the order units are found in is no one's
   std::string names;
   for (const std::string& n : runnable) names += (names.empty() ? "" : ", ") + n;
+  // The pins that name no unit belong to one kind of point each (I-26, I-27).
+  const char* where = pin == "step"                       ? "a point before a step"
+                      : pin == "idle" || pin == "settled" ? "a point where only idle periods start"
+                                                          : nullptr;
+  const std::string what = ambiguous ? "is ambiguous here"
+                           : where   ? std::string("is a choice only at ") + where + ", not here"
+                                     : "names nothing runnable here";
   return Error{"/schedule/" + std::to_string(index),
-               "choice \"" + pin + "\" " +
-                   (ambiguous ? "is ambiguous here" : "names nothing runnable here") +
-                   "; runnable: " + names};
+               "choice \"" + pin + "\" " + what + "; runnable: " + names};
 }
 
 }  // namespace lockstep
