@@ -14,6 +14,7 @@
 #include "engines.h"
 #include "generators.h"
 #include "lockstep/check.h"
+#include "lockstep/choice_point.h"
 #include "lockstep/trace_io.h"
 #include "model_invariants.h"
 #include "runner/trace_runner.h"
@@ -113,6 +114,27 @@ void engines_offer_the_same_choice_points_when_steered() {
   if (auto diff = steered_disagreement(model, steered_on_impl(trace, pick)); !diff.empty())
     RC_FAIL(counterexample("engines-disagree-steered", trace,
                            "seed " + std::to_string(seed) + ": " + diff));
+  // The steered run's choices as pins (schedule_of_choices, I-26, I-27) replay it on both
+  // engines: the same log, and choices that give the same pins back.
+  Trace pinned = trace;
+  pinned.schedule = schedule_of_choices(model.choices);
+  RC_CLASSIFY(std::count(pinned.schedule.begin(), pinned.schedule.end(), "step") > 0,
+              "pinned with step");
+  RC_CLASSIFY(std::count(pinned.schedule.begin(), pinned.schedule.end(), "idle") > 0,
+              "pinned with idle");
+  for (const auto& engine : {make_spec_engine(), make_impl_engine()}) {
+    const RunOutcome replayed = engine->run(pinned, {});
+    std::string why;
+    if (!replayed.ok())
+      why = "the pins do not replay: " + replayed.failure().error.to_string();
+    else if (auto diff = first_difference(model.log, replayed.result().log))
+      why = "the pins replay another log: " + *diff;
+    else if (schedule_of_choices(replayed.result().choices) != pinned.schedule)
+      why = "the replay's choices give other pins";
+    if (!why.empty())
+      RC_FAIL(counterexample("steered-choices-do-not-replay-as-pins", pinned,
+                             "seed " + std::to_string(seed) + ": " + why));
+  }
 }
 
 // The log of the model under a schedule drawn choice point by choice point (not pinned by name,
@@ -216,20 +238,27 @@ void check_never_rejects_model_logs_with_early_units() {
     RC_FAIL(counterexample("check-rejects-a-model-log-with-early-units", trace,
                            explained(trace, report, log)));
   if (report.verdict != check::Verdict::Allowed) return;
-  // The schedule reported, pinned under the readings reported, replays the log: each agent's
-  // events as observed (I-26: a "step" pin keeps an early unit from going before an earlier step).
+  RC_CLASSIFY(std::count(report.schedule.begin(), report.schedule.end(), "step") > 0,
+              "reported with step");
+  RC_CLASSIFY(std::count(report.schedule.begin(), report.schedule.end(), "idle") > 0,
+              "reported with idle");
+  // The schedule reported, pinned under the readings reported, replays the log on both engines:
+  // each agent's events as observed (a "step" or "idle" pin keeps an "early:" or "settled" pin
+  // from being taken at an earlier point, I-26, I-27).
   Trace pinned = trace;
   pinned.schedule = report.schedule;
   pinned.readings = report.readings;
-  const RunOutcome replayed = make_spec_engine()->run(pinned, {});
-  std::string why;
-  if (!replayed.ok())
-    why = "the reported schedule does not replay: " + replayed.failure().error.to_string();
-  else if (each_agents_events(replayed.result().log) != each_agents_events(log))
-    why = "the reported schedule replays another log:\n" + write_log(replayed.result().log);
-  if (!why.empty())
-    RC_FAIL(counterexample("check-reports-a-schedule-that-does-not-replay", pinned,
-                           why + "\n" + explained(trace, report, log)));
+  for (const auto& engine : {make_spec_engine(), make_impl_engine()}) {
+    const RunOutcome replayed = engine->run(pinned, {});
+    std::string why;
+    if (!replayed.ok())
+      why = "the reported schedule does not replay: " + replayed.failure().error.to_string();
+    else if (each_agents_events(replayed.result().log) != each_agents_events(log))
+      why = "the reported schedule replays another log:\n" + write_log(replayed.result().log);
+    if (!why.empty())
+      RC_FAIL(counterexample("check-reports-a-schedule-that-does-not-replay", pinned,
+                             why + "\n" + explained(trace, report, log)));
+  }
 }
 
 // lockstep check's search on the impl engine (check::Options::impl_first) makes exactly the

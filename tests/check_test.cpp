@@ -400,6 +400,40 @@ TEST(Check, AnEarlyUnitThatWaitedPastAStepIsReportedWithAStepPin) {
   expect_schedule_replays_the_divergence(off, r);
 }
 
+// I-27: idle periods started at step 0's settling and put off at step 1's are reported with the
+// pin "idle" before "settled", which would otherwise be taken at step 0's; the schedule replays
+// the observed log on both engines, found by either engine's search.
+TEST(Check, IdlePeriodsPutOffOnlyAtALaterSettlingAreReportedWithAnIdlePin) {
+  auto trace = read_trace(R"({"format": "lockstep-trace", "version": 1,
+    "agents": [{"id": "A", "kind": "window", "origin": "https://a.test"}],
+    "steps": [
+      {"agent": "A", "op": "requestIdleCallback", "id": "i"},
+      {"agent": "A", "op": "requestIdleCallback", "id": "j"},
+      {"agent": "A", "op": "run", "body": [{"op": "mark", "label": "after"}]}],
+    "schedule": ["idle", "settled"]})");
+  ASSERT_TRUE(trace.ok()) << trace.error().to_string();
+  RunOutcome observed = make_spec_engine()->run(trace.value(), {});
+  ASSERT_TRUE(observed.ok()) << observed.failure().error.to_string();
+  Case c{trace.value(), observed.result().log};
+  c.trace.schedule.clear();
+  const std::vector<std::string> expected{"idle", "settled"};
+  for (const bool impl_first : {true, false}) {
+    Options options;
+    options.impl_first = impl_first;
+    const auto report = check(c.trace, c.log, options);
+    ASSERT_TRUE(report.ok()) << report.error().to_string();
+    EXPECT_EQ(report->verdict, Verdict::Allowed);
+    EXPECT_EQ(report->schedule, expected) << "impl first: " << impl_first;
+    Trace pinned = c.trace;
+    pinned.schedule = report->schedule;
+    for (const auto& engine : {make_spec_engine(), make_impl_engine()}) {
+      RunOutcome replayed = engine->run(pinned, {});
+      ASSERT_TRUE(replayed.ok()) << replayed.failure().error.to_string();
+      EXPECT_EQ(first_difference(c.log, replayed.result().log), std::nullopt);
+    }
+  }
+}
+
 TEST(Check, ATaskRunBelowARunnableHigherPriorityIsNotAllowed) {
   Case c = corpus_case("scheduling/order-by-priority");
   // user-visible's task and result before user-blocking's.

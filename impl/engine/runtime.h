@@ -272,7 +272,7 @@ class Runtime {
 
  private:
   // I-27: where only idle periods could start, whether the settling ends there (a pinned
-  // "settled", or the chooser's answer when offered the point).
+  // "settled", not a pinned "idle", or the chooser's answer when offered the point).
   bool puts_off_idle_periods();
   void drop_tasks_of(Loop& loop, const Env* env);  // an ended agent's tasks leave its loop
   struct Unit {

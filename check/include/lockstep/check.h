@@ -62,8 +62,9 @@ struct Divergence {
   std::vector<Event> instead;     // what runs that got this far logged there instead (distinct)
   bool model_could_stop = false;  // some run that got this far logged nothing more for the agent
   std::vector<std::string> spec_steps;  // step ids run since the last choice point, sorted
-  // The choices of the first run that got this far: pinned as a trace's `schedule` (then the
-  // canonical policy), they replay a log that matches the observed one up to this point.
+  // The choices of the first run that got this far, as pins (schedule_of_choices): pinned as a
+  // trace's `schedule` (then the canonical policy), they replay a log that matches the observed
+  // one up to this point.
   std::vector<std::string> schedule;
 };
 
