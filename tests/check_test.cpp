@@ -358,39 +358,54 @@ TEST(Check, TheDivergenceScheduleReplaysTheRunThatGotFurthest) {
   expect_schedule_replays_the_divergence(off, r);
 }
 
+// The log the model makes under `pinned`'s schedule, checked without it: allowed by the search on
+// either engine, with `expected` as the schedule, which replays that log on both engines.
+Case expect_the_schedule_reported_and_replayed(const std::string& pinned,
+                                               const std::vector<std::string>& expected) {
+  auto trace = read_trace(pinned);
+  EXPECT_TRUE(trace.ok()) << trace.error().to_string();
+  if (!trace.ok()) return {};
+  RunOutcome observed = make_spec_engine()->run(trace.value(), {});
+  EXPECT_TRUE(observed.ok()) << observed.failure().error.to_string();
+  if (!observed.ok()) return {};
+  Case c{trace.value(), observed.result().log};
+  c.trace.schedule.clear();
+  for (const bool impl_first : {true, false}) {
+    Options options;
+    options.impl_first = impl_first;
+    const auto report = check(c.trace, c.log, options);
+    EXPECT_TRUE(report.ok()) << report.error().to_string();
+    if (!report.ok()) continue;
+    EXPECT_EQ(report->verdict, Verdict::Allowed);
+    EXPECT_EQ(report->schedule, expected) << "impl first: " << impl_first;
+    Trace replay = c.trace;
+    replay.schedule = report->schedule;
+    for (const auto& engine : {make_spec_engine(), make_impl_engine()}) {
+      RunOutcome replayed = engine->run(replay, {});
+      EXPECT_TRUE(replayed.ok()) << replayed.failure().error.to_string();
+      if (replayed.ok()) {
+        EXPECT_EQ(first_difference(c.log, replayed.result().log), std::nullopt);
+      }
+    }
+  }
+  return c;
+}
+
 // I-26: a unit that could have gone before step 1 but went only before step 2 is reported with
-// the pin "step" before its "early:" pin, which would otherwise be taken before step 1; the
-// schedule replays the observed log on both engines, found by either engine's search. The same
+// the pin "step" before its "early:" pin, which would otherwise be taken before step 1. The same
 // holds for the schedule of the run that got furthest on a log no schedule explains.
 TEST(Check, AnEarlyUnitThatWaitedPastAStepIsReportedWithAStepPin) {
-  auto trace = read_trace(R"({"format": "lockstep-trace", "version": 1,
+  const std::vector<std::string> expected{"step", "early:loop:A/scheduler"};
+  const Case c =
+      expect_the_schedule_reported_and_replayed(R"({"format": "lockstep-trace", "version": 1,
     "agents": [{"id": "A", "kind": "window", "origin": "https://a.test"}],
     "steps": [
       {"agent": "A", "op": "postTask", "id": "t", "callback": {"body": [{"op": "mark", "label": "task"}]}, "settle": false},
       {"agent": "A", "op": "run", "body": [{"op": "mark", "label": "one"}], "settle": false},
       {"agent": "A", "op": "run", "body": [{"op": "mark", "label": "two"}]}],
-    "schedule": ["step", "early:loop:A/scheduler"]})");
-  ASSERT_TRUE(trace.ok()) << trace.error().to_string();
-  RunOutcome observed = make_spec_engine()->run(trace.value(), {});
-  ASSERT_TRUE(observed.ok()) << observed.failure().error.to_string();
-  Case c{trace.value(), observed.result().log};
-  c.trace.schedule.clear();
-  const std::vector<std::string> expected{"step", "early:loop:A/scheduler"};
-  for (const bool impl_first : {true, false}) {
-    Options options;
-    options.impl_first = impl_first;
-    const auto report = check(c.trace, c.log, options);
-    ASSERT_TRUE(report.ok()) << report.error().to_string();
-    EXPECT_EQ(report->verdict, Verdict::Allowed);
-    EXPECT_EQ(report->schedule, expected) << "impl first: " << impl_first;
-    Trace pinned = c.trace;
-    pinned.schedule = report->schedule;
-    for (const auto& engine : {make_spec_engine(), make_impl_engine()}) {
-      RunOutcome replayed = engine->run(pinned, {});
-      ASSERT_TRUE(replayed.ok()) << replayed.failure().error.to_string();
-      EXPECT_EQ(first_difference(c.log, replayed.result().log), std::nullopt);
-    }
-  }
+    "schedule": ["step", "early:loop:A/scheduler"]})",
+                                                expected);
+  ASSERT_FALSE(c.log.events.empty());
   Case off = c;  // the last event stamped with a step it cannot belong to
   off.log.events.back().step += 1000;
   const Report r = check_ok(off);
@@ -401,37 +416,16 @@ TEST(Check, AnEarlyUnitThatWaitedPastAStepIsReportedWithAStepPin) {
 }
 
 // I-27: idle periods started at step 0's settling and put off at step 1's are reported with the
-// pin "idle" before "settled", which would otherwise be taken at step 0's; the schedule replays
-// the observed log on both engines, found by either engine's search.
+// pin "idle" before "settled", which would otherwise be taken at step 0's.
 TEST(Check, IdlePeriodsPutOffOnlyAtALaterSettlingAreReportedWithAnIdlePin) {
-  auto trace = read_trace(R"({"format": "lockstep-trace", "version": 1,
+  expect_the_schedule_reported_and_replayed(R"({"format": "lockstep-trace", "version": 1,
     "agents": [{"id": "A", "kind": "window", "origin": "https://a.test"}],
     "steps": [
       {"agent": "A", "op": "requestIdleCallback", "id": "i"},
       {"agent": "A", "op": "requestIdleCallback", "id": "j"},
       {"agent": "A", "op": "run", "body": [{"op": "mark", "label": "after"}]}],
-    "schedule": ["idle", "settled"]})");
-  ASSERT_TRUE(trace.ok()) << trace.error().to_string();
-  RunOutcome observed = make_spec_engine()->run(trace.value(), {});
-  ASSERT_TRUE(observed.ok()) << observed.failure().error.to_string();
-  Case c{trace.value(), observed.result().log};
-  c.trace.schedule.clear();
-  const std::vector<std::string> expected{"idle", "settled"};
-  for (const bool impl_first : {true, false}) {
-    Options options;
-    options.impl_first = impl_first;
-    const auto report = check(c.trace, c.log, options);
-    ASSERT_TRUE(report.ok()) << report.error().to_string();
-    EXPECT_EQ(report->verdict, Verdict::Allowed);
-    EXPECT_EQ(report->schedule, expected) << "impl first: " << impl_first;
-    Trace pinned = c.trace;
-    pinned.schedule = report->schedule;
-    for (const auto& engine : {make_spec_engine(), make_impl_engine()}) {
-      RunOutcome replayed = engine->run(pinned, {});
-      ASSERT_TRUE(replayed.ok()) << replayed.failure().error.to_string();
-      EXPECT_EQ(first_difference(c.log, replayed.result().log), std::nullopt);
-    }
-  }
+    "schedule": ["idle", "settled"]})",
+                                            {"idle", "settled"});
 }
 
 TEST(Check, ATaskRunBelowARunnableHigherPriorityIsNotAllowed) {
