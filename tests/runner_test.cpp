@@ -22,6 +22,16 @@ RunOutcome replay(
   return make_spec_engine()->run(trace.value(), options);
 }
 
+// `engine` refuses `trace`'s schedule at `pointer`, with an error whose message contains `part`.
+void expect_refused(const Engine& engine, const Trace& trace, const std::string& pointer,
+                    const std::string& part) {
+  const RunOutcome refused = engine.run(trace, {});
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.failure().error.pointer, pointer) << refused.failure().error.message;
+  EXPECT_NE(refused.failure().error.message.find(part), std::string::npos)
+      << refused.failure().error.message;
+}
+
 std::vector<std::string> summary(const RunOutcome& outcome) {
   std::vector<std::string> out;
   for (const Event& e : outcome.result().log.events) {
@@ -122,12 +132,7 @@ TEST(BothEngines, EarlyPinsRunQueuedWorkBeforeTheNextStep) {
               (std::vector<std::string>{"early:locks:default", "early:loop:A/web-locks"}));
     Trace wrong = trace.value();
     wrong.schedule = {"early:loop:A"};  // only the lock task queue has work before step 2
-    RunOutcome refused = engine->run(wrong, {});
-    ASSERT_FALSE(refused.ok());
-    EXPECT_EQ(refused.failure().error.pointer, "/schedule/0");
-    EXPECT_NE(refused.failure().error.message.find("runnable: early:locks:default"),
-              std::string::npos)
-        << refused.failure().error.message;
+    expect_refused(*engine, wrong, "/schedule/0", "runnable: early:locks:default");
   }
 }
 
@@ -177,14 +182,9 @@ TEST(BothEngines, TheStepPinLetsAnEarlyUnitWaitForALaterStep) {
     ASSERT_TRUE(b_task.ok()) << b_task.error().to_string();
     two_loops.steps.push_back(b_task.value().steps.front());
     two_loops.steps.back().settle = false;
-    RunOutcome refused = engine->run(two_loops, {});
-    ASSERT_FALSE(refused.ok());
-    EXPECT_EQ(refused.failure().error.pointer, "/schedule/3") << refused.failure().error.message;
-    EXPECT_NE(refused.failure().error.message.find(
-                  "\"step\" is a choice only at a point before a step, not here; runnable: "
-                  "loop:A/scheduler, loop:B/scheduler"),
-              std::string::npos)
-        << refused.failure().error.message;
+    expect_refused(*engine, two_loops, "/schedule/3",
+                   "\"step\" is a choice only at a point before a step, not here; runnable: "
+                   "loop:A/scheduler, loop:B/scheduler");
   }
 }
 
@@ -213,17 +213,13 @@ TEST(BothEngines, SettledPinsPutIdlePeriodsOff) {
       {"agent": "B", "op": "postTask", "id": "t", "settle": false},
       {"agent": "A", "op": "requestIdleCallback", "id": "i"}], "schedule": ["settled"]})");
     ASSERT_TRUE(busy.ok()) << busy.error().to_string();
-    RunOutcome refused = engine->run(busy.value(), {});  // B's task could run too
-    ASSERT_FALSE(refused.ok());
-    EXPECT_EQ(refused.failure().error.pointer, "/schedule/0");
+    // B's task could run too.
+    expect_refused(*engine, busy.value(), "/schedule/0",
+                   "\"settled\" is a choice only at a point where only idle periods start");
     Trace busy_idle = busy.value();  // "idle" belongs to the same kind of point
     busy_idle.schedule = {"idle"};
-    RunOutcome refused_idle = engine->run(busy_idle, {});
-    ASSERT_FALSE(refused_idle.ok());
-    EXPECT_NE(refused_idle.failure().error.message.find(
-                  "\"idle\" is a choice only at a point where only idle periods start"),
-              std::string::npos)
-        << refused_idle.failure().error.message;
+    expect_refused(*engine, busy_idle, "/schedule/0",
+                   "\"idle\" is a choice only at a point where only idle periods start");
   }
 }
 
