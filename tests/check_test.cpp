@@ -464,6 +464,41 @@ TEST(Check, OpaqueClientIdsMapOntoAgentsOneToOne) {
   EXPECT_EQ(check_ok(rename("9f1c-uuid", "9f1c-uuid")).verdict, Verdict::NotAllowed);
 }
 
+// What the properties compare a reported schedule's replay with: the log as check reads it.
+TEST(Check, SameObservationsComparesAsCheckDoes) {
+  const Case c = corpus_case("web-locks/shared-together");
+  EXPECT_TRUE(same_observations(c.trace, c.log, c.log));
+  // Held locks in the other order, as another schedule can list them: the same observations.
+  Log reordered = c.log;
+  Value& snapshot = reordered.events[2].members[2].second;
+  std::vector<std::pair<std::string, Value>> members = snapshot.members();
+  std::vector<Value> held = members[0].second.items();
+  std::reverse(held.begin(), held.end());
+  members[0].second = Value::array(held);
+  snapshot = Value::object(members);
+  EXPECT_FALSE(reordered.events == c.log.events);
+  EXPECT_TRUE(same_observations(c.trace, reordered, c.log));
+  // Another agent's event in between: the order between agents is free.
+  Log interleaved = c.log;
+  std::swap(interleaved.events[1], interleaved.events[2]);  // B's callback, A's query
+  EXPECT_TRUE(same_observations(c.trace, interleaved, c.log));
+  // One agent's own events swapped, a value changed, a step changed, an event missing: not.
+  Log swapped = c.log;
+  std::swap(swapped.events[0], swapped.events[3]);  // A's callback and A's settlement
+  EXPECT_FALSE(same_observations(c.trace, swapped, c.log));
+  Log other_value = c.log;
+  other_value.events[3].members[2].second = Value::number(7);
+  EXPECT_FALSE(same_observations(c.trace, other_value, c.log));
+  Log other_step = c.log;
+  other_step.events[4].step = 3;
+  EXPECT_FALSE(same_observations(c.trace, other_step, c.log));
+  EXPECT_TRUE(same_observations(c.trace, other_step, c.log, /*compare_steps=*/false));
+  Log shorter = c.log;
+  shorter.events.pop_back();
+  EXPECT_FALSE(same_observations(c.trace, shorter, c.log));
+  EXPECT_FALSE(same_observations(c.trace, c.log, shorter));
+}
+
 TEST(Check, AnEventOfAnAgentTheTraceLacksIsBadInput) {
   Case c = corpus_case("web-locks/basic-exclusive");
   c.log.events[0].agent = "Z";

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <vector>
 
+#include "lockstep/check.h"
+
 namespace lockstep::check {
 namespace {
 
@@ -133,6 +135,26 @@ bool EventMatcher::same_pending(const Value& model, const Value& observed) {
     if (m[i].name != o[i].name || m[i].mode != o[i].mode || !bind(m[i].client, o[i].client))
       return false;
   return true;
+}
+
+bool same_observations(const Trace& trace, const Log& model, const Log& observed,
+                       bool compare_steps) {
+  if (model.events.size() != observed.events.size()) return false;
+  std::map<std::string, std::vector<const Event*>> observed_by_agent;
+  for (const Event& e : observed.events) observed_by_agent[e.agent].push_back(&e);
+  // In the model's order, as a replay matches: the clientIds a snapshot reveals bind from then on.
+  const std::set<std::string> queries = query_ids(trace);
+  EventMatcher matcher(queries, compare_steps);
+  std::map<std::string, std::size_t> next;
+  for (const Event& e : model.events) {
+    const auto mine = observed_by_agent.find(e.agent);
+    std::size_t& k = next[e.agent];
+    if (mine == observed_by_agent.end() || k >= mine->second.size() ||
+        !matcher.matches(e, *mine->second[k]))
+      return false;
+    ++k;
+  }
+  return true;  // as many events in all, each observed one matched once
 }
 
 bool EventMatcher::bind(const std::string& model_agent, const std::string& observed_id) {

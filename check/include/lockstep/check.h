@@ -90,6 +90,14 @@ struct Report {
 // `Options::max_runs` applies to the search under each reading.
 Result<Report> check(const Trace& trace, const Log& observed, const Options& options);
 
+// Whether `observed` is what the model logged in `model`, compared as check() compares: each
+// agent's events in the same order (the order between agents is free), query() snapshots as the
+// spec orders them, clientIds paired one to one with the trace's agents (I-23), DOMExceptions by
+// name, steps unless `compare_steps` is false. For comparing a replay of a reported schedule with
+// the log it explained: two schedules may give snapshots whose held locks come in another order.
+bool same_observations(const Trace& trace, const Log& model, const Log& observed,
+                       bool compare_steps = true);
+
 // Output forms of a report: text for people, JSON for tools, JUnit XML for CI dashboards.
 std::string to_text(const Report& report, const std::string& trace_name);
 std::string to_json(const Report& report, const std::string& trace_name);
