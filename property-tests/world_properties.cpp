@@ -329,6 +329,50 @@ void check_searches_the_same_on_both_engines() {
                                "observed log:\n" + write_log(log)));
 }
 
+// Reusing probes across the rounds of check's search (I-26, check::Options::reuse_probes) saves
+// replays and changes nothing else: the same verdict, schedule, readings and divergence, and each
+// probe reused is one replay fewer. Compared where the search without it needed at most a quarter
+// of the budget: every round may spend half of what is left, so no round was cut short in either
+// search, and the two take the same path.
+void reused_probes_change_only_the_replays() {
+  gen::Profile small;
+  small.max_agents = 3;
+  const Trace trace = with_either_reading(validated(*rc::gen::scale(0.2, gen::world_trace(small))));
+  Log log = log_with_random_early_units(trace);
+  if (!log.events.empty() && *rc::gen::inRange(0, 3) == 0)
+    log.events.erase(log.events.begin() + *rc::gen::inRange<std::ptrdiff_t>(
+                                              0, static_cast<std::ptrdiff_t>(log.events.size())));
+  check::Options reusing, replaying;
+  reusing.max_runs = replaying.max_runs = 2'000;
+  replaying.reuse_probes = false;
+  const auto without = check::check(trace, log, replaying);
+  RC_ASSERT(without.ok());
+  if (without->runs > replaying.max_runs / 4) {
+    RC_CLASSIFY(true, "too large to compare");
+    return;
+  }
+  const auto with = check::check(trace, log, reusing);
+  RC_ASSERT(with.ok());
+  RC_CLASSIFY(with->reused_probes > 0, "probes reused");
+  std::string why;
+  if (with->verdict != without->verdict || with->schedule != without->schedule ||
+      with->readings != without->readings)
+    why = "the verdicts, schedules or readings differ";
+  else if (with->runs + with->reused_probes != without->runs || without->reused_probes != 0)
+    why = "a reused probe did not stand for exactly one replay";
+  else if (with->divergence.has_value() != without->divergence.has_value() ||
+           (with->divergence &&
+            (with->divergence->agent != without->divergence->agent ||
+             with->divergence->agent_index != without->divergence->agent_index ||
+             with->divergence->matched != without->divergence->matched)))
+    why = "the divergences differ";
+  if (!why.empty())
+    RC_FAIL(counterexample("check-reuses-probes-differently", trace,
+                           why + "\nreusing: " + check::to_text(with.value(), trace.name) +
+                               "replaying: " + check::to_text(without.value(), trace.name) +
+                               "observed log:\n" + write_log(log)));
+}
+
 // lockstep check's soundness on larger worlds (up to six agents, half the generator's size, to
 // keep the CI budget under the sanitizers): a log of the model is never "not allowed" (the search
 // may run out of budget: "unknown" is counted, not failed).
@@ -555,6 +599,7 @@ const std::vector<Property>& world_properties() {
       {"CheckNeverRejectsALogTheModelProduces", check_never_rejects_a_log_the_model_produces},
       {"CheckNeverRejectsModelLogsWithEarlyUnits", check_never_rejects_model_logs_with_early_units},
       {"CheckSearchesTheSameOnBothEngines", check_searches_the_same_on_both_engines},
+      {"ReusedProbesChangeOnlyTheReplays", reused_probes_change_only_the_replays},
       {"EnginesOfferTheSameChoicePointsWhenSteered",
        engines_offer_the_same_choice_points_when_steered},
   };

@@ -23,6 +23,7 @@ void check_allows_every_log_the_model_produces();
 void check_never_rejects_a_log_the_model_produces();
 void check_never_rejects_model_logs_with_early_units();
 void check_searches_the_same_on_both_engines();
+void reused_probes_change_only_the_replays();
 void engines_offer_the_same_choice_points_when_steered();
 
 // Every property above, by name.

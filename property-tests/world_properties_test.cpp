@@ -49,5 +49,9 @@ RC_GTEST_PROP(Worlds, CheckSearchesTheSameOnBothEngines, ()) {
   check_searches_the_same_on_both_engines();
 }
 
+RC_GTEST_PROP(Worlds, ReusedProbesChangeOnlyTheReplays, ()) {
+  reused_probes_change_only_the_replays();
+}
+
 }  // namespace
 }  // namespace lockstep::properties

@@ -24,6 +24,10 @@
 // left observed events unexplained, and a probe of it would replay exactly that. That probe is
 // saved too.
 //
+// The rounds of I-26 (run()) each search the earlier rounds' schedules again. A probe's replay is
+// fixed by the choices that lead to it, so each is kept (probed_, ProbeRecord) and a later round
+// derives its answer from the record instead of replaying (outcome_of).
+//
 // Before all that, the canonical schedule is replayed on the impl engine (Options::impl_first):
 // the impl engine gives the model's log on every trace and schedule (corpus-impl/*,
 // engines_agree_test, the property TheImplEngineAgreesWithTheSpecEngine) about 40 times faster
@@ -39,6 +43,7 @@
 #include <optional>
 #include <set>
 #include <tuple>
+#include <unordered_map>
 
 #include "event_match.h"
 #include "independence.h"
@@ -57,6 +62,38 @@ struct Stop {};         // thrown out of an engine's choice point to end a repla
 struct BudgetSpent {};  // thrown when a probe would exceed Options::max_runs
 
 constexpr std::size_t kSilent = std::numeric_limits<std::size_t>::max();
+
+// A sequence of choices, as two independent 64-bit hashes of their names (FNV-1a, and a
+// polynomial hash with another multiplier): a probe cache key that stays small however long the
+// path. Two different paths collide with a chance of about n^2 / 2^129 for n probes (below 10^-25
+// for ten million), far below any other cause of a wrong verdict.
+struct ChoicePath {
+  std::uint64_t fnv = 14695981039346656037ull;
+  std::uint64_t poly = 0;
+
+  static ChoicePath of(const std::vector<std::string>& choices) {
+    ChoicePath path;
+    for (const std::string& choice : choices) path.add(choice);
+    return path;
+  }
+  ChoicePath then(const std::string& choice) const {
+    ChoicePath next = *this;
+    next.add(choice);
+    return next;
+  }
+  void add(const std::string& choice) {
+    for (unsigned char c : choice) mix(c);
+    mix(0x100);  // ends a name: ("ab", "c") and ("a", "bc") differ
+  }
+  void mix(unsigned c) {
+    fnv = (fnv ^ c) * 1099511628211ull;
+    poly = poly * 0x9E3779B97F4A7C15ull + c + 1;
+  }
+  friend bool operator==(const ChoicePath&, const ChoicePath&) = default;
+  struct Hash {
+    std::size_t operator()(const ChoicePath& p) const { return p.fnv ^ (p.poly >> 7); }
+  };
+};
 
 // One replay's view of how far the model's log matches the observed one.
 struct Progress {
@@ -131,7 +168,7 @@ class Search {
     // First the canonical schedule alone: an implementation that follows the suggested strategy
     // is explained in one replay, without probing any choice point.
     canonical_only_ = true;
-    if (replay(0, /*probe=*/false).complete) {
+    if (replay(0).complete) {
       allowed_canonically_ = true;
       report_.verdict = Verdict::Allowed;
       report_.schedule = schedule_of_choices(canonical_schedule_);
@@ -169,7 +206,7 @@ class Search {
       if (report_.runs >= round_limit_) return Verdict::Unknown;
       Outcome outcome;
       try {
-        outcome = replay(nodes_.size(), /*probe=*/false);
+        outcome = replay(nodes_.size());
       } catch (const BudgetSpent&) {
         return Verdict::Unknown;
       }
@@ -195,6 +232,7 @@ class Search {
   // So far, for a search the impl engine's failure cut short.
   std::uint64_t runs() const { return report_.runs; }
   std::uint64_t choice_points() const { return report_.choice_points; }
+  std::uint64_t reused_probes() const { return report_.reused_probes; }
 
   // The run that explained the log, replayed on the model: the same choices, named the same at
   // every point, must explain it there too. This is how a verdict the impl engine's search found
@@ -205,7 +243,7 @@ class Search {
     confirming_ = true;
     canonical_only_ = allowed_canonically_;
     const std::uint64_t searched = report_.choice_points;
-    const Outcome outcome = replay(canonical_only_ ? 0 : nodes_.size(), /*probe=*/false);
+    const Outcome outcome = replay(canonical_only_ ? 0 : nodes_.size());
     report_.choice_points = searched;
     if (!outcome.complete) return std::nullopt;
     report_.model_runs = 1;
@@ -232,15 +270,50 @@ class Search {
     std::size_t reach = 0;    // probes: choice points the canonical continuation passed
   };
 
-  // Replays along the current path. A probe takes alternative `probe_choice` at depth `depth`
-  // (the first choice point not on the path); the alternative is dead if the events up to the
-  // next choice point do not match. Then it goes on by the canonical policy until the log strays
-  // or the run ends, which scores the alternative: how many observed events the run explains, and
-  // where its first event sits in the observed log (so a unit that logs nothing itself is judged
-  // by what follows it). What happens after the probed segment only orders the alternatives; it
-  // never kills one. An exploring replay extends the path at
-  // every new choice point, probing its alternatives to order them.
-  Outcome replay(std::size_t depth, bool probe, std::size_t probe_choice = 0) {
+  // What a probe's replay did after the alternative it took, in terms that do not depend on the
+  // round (I-26): a point before a step is a choice point only while the round's bound leaves it
+  // open, so which points the continuation decided, and whether the log strayed before the first
+  // of them (the alternative is dead) or after (it only scores lower), are worked out for the
+  // round at hand (outcome_of). Kept per probe in probed_, so a later round, which searches the
+  // earlier rounds' schedules again, does not replay them.
+  struct ProbeRecord {
+    bool reached = false;  // the replay got to the probed point
+    // The points the continuation passed: those every round offers, and those before a step
+    // (that did not wait already), which only a round whose bound is above late_steps offers.
+    // The continuation lets no step wait, so late_steps is the same at all of them.
+    std::size_t points = 0;
+    std::size_t before_steps = 0;
+    std::size_t late_steps = 0;  // steps let wait so far, the probed choice included
+    bool explained = false;      // the run ended and explained every observed event
+    std::size_t first_event = kSilent;
+    std::size_t matched = 0;
+  };
+
+  // The probe's outcome under this round's bound; notes that the bound closed a point it passed.
+  Outcome outcome_of(const ProbeRecord& r) {
+    if (!r.reached) return Outcome{};
+    std::size_t decided = r.points;  // choice points of this round after the probed one
+    if (r.late_steps < early_bound_)
+      decided += r.before_steps;
+    else if (r.before_steps > 0)
+      early_bound_hit_ = true;  // a step began for want of a choice there
+    if (r.explained)            // such a probe vouches for every point after it, and for itself
+      return Outcome{true, true, r.first_event, r.matched, decided + 1};
+    // Strayed before any choice point after the probed one: the probed segment logged an event
+    // not observed next (or left the log unexplained at the end), so the alternative is dead.
+    if (decided == 0) return Outcome{};
+    return Outcome{true, false, r.first_event, r.matched, decided};
+  }
+
+  // Replays along the current path. A probe (`probe` set, which it fills) takes alternative
+  // `probe_choice` at depth `depth` (the first choice point not on the path); the alternative is
+  // dead if the events up to the next choice point do not match. Then it goes on by the canonical
+  // policy until the log strays or the run ends, which scores the alternative: how many observed
+  // events the run explains, and where its first event sits in the observed log (so a unit that
+  // logs nothing itself is judged by what follows it). What happens after the probed segment only
+  // orders the alternatives; it never kills one (outcome_of). An exploring replay extends the
+  // path at every new choice point, probing its alternatives to order them.
+  Outcome replay(std::size_t depth, ProbeRecord* probe = nullptr, std::size_t probe_choice = 0) {
     ++report_.runs;
     Progress progress(queries_, options_.compare_steps);
     // Up to the path's last point the log is known to match (Node::before): its events are not
@@ -260,21 +333,19 @@ class Search {
     } const restore_world{current_world_, current_world_};
     current_world_ = &world;
     world.set_logging(follow_until == 0);  // the path's events: neither matched nor kept
-    enum class Phase { Follow, Probed, Continue } phase = Phase::Follow;
-    std::size_t met = 0;  // choice points met in this replay
+    std::size_t met = 0;                   // choice points met in this replay
     // Units asleep here (partial-order reduction): alternatives searched before at a point of the
     // path, while only units independent of them have run since.
     std::vector<std::string> sleep;
-    bool dead = false;  // the path or the probed segment logged an event not observed next
     // Exploring replays: new choice points before this one take the canonical choice unprobed.
     std::size_t trusted_until = 0;
     std::size_t canonical_dead_at = kSilent;  // after a probe whose winner left the log unexplained
+    bool past_probe = false;                  // probes: the probed point was decided
     const auto check_events = [&] {
       if (met < follow_until) return;  // on the path: matched already
       if (advance(progress, world.event_log(), &steps) &&
           steps_still_reachable(progress, world.current_step()))
         return;
-      if (phase != Phase::Continue) dead = true;  // a straying continuation only scores lower
       throw Stop{};
     };
     // What the current path, the probe or the canonical policy takes at a choice point.
@@ -305,11 +376,10 @@ class Search {
       if (confirming_) throw Stop{};  // a point the impl engine's run did not have
       if (probe) {
         if (here == depth) {
-          phase = Phase::Probed;
+          past_probe = probe->reached = true;
           progress.first_matched = kSilent;
           return alternatives(point, sleep)[probe_choice];
         }
-        phase = Phase::Continue;
         return point.canonical;
       }
       // An exploring replay meets a new choice point: trusted (see the top of this file), or
@@ -336,19 +406,26 @@ class Search {
       steps.clear();
       if (point.idle_only && canonical_only_) return 0;  // the canonical schedule starts them
       const bool waits_already = point.before_step && world.current_step() == late_step;
-      if (point.before_step && !waits_already && (canonical_only_ || late_steps >= early_bound_)) {
+      const bool bounded = point.before_step && !waits_already;
+      const bool after_probe = past_probe;
+      if (bounded && (canonical_only_ || late_steps >= early_bound_)) {
         // Not a choice point of this round: the step begins.
         if (!canonical_only_) early_bound_hit_ = true;
         sleep.clear();
+        if (probe && after_probe) ++probe->before_steps;
         return 0;
       }
       const std::size_t picked = decide(point);
-      if (point.before_step && picked != 0 && !waits_already) {
+      if (bounded && picked != 0) {
         ++late_steps;
         late_step = world.current_step();
       }
       if (!sleep.empty() && Independence::unit_of(point.names[picked]).empty())
         sleep.clear();  // a step begins
+      if (probe) {
+        if (after_probe) ++(bounded ? probe->before_steps : probe->points);
+        probe->late_steps = late_steps;
+      }
       return picked;
     };
     const auto before_unit = [&](const std::string& unit) {
@@ -361,27 +438,27 @@ class Search {
           sleep.end());
     };
     world.steer(chooser, before_unit);  // with points before steps (I-26) and idle-only (I-27)
-    const auto continued = [&](std::size_t score) {
-      return Outcome{true, false, score, total(progress), met - depth - 1};
+    // How the replay ended: a probe's outcome depends on the round (outcome_of); an exploring
+    // replay's only on whether it explained the whole log.
+    const auto ended = [&](bool explained) {
+      if (!probe)
+        return explained ? Outcome{true, true, progress.first_matched, total(progress), 0}
+                         : Outcome{};
+      probe->explained = explained;
+      probe->first_event = progress.first_matched;
+      probe->matched = total(progress);
+      return outcome_of(*probe);
     };
     RunResult result;
     try {
       result = world.run();  // takes the log out of the world
     } catch (const Stop&) {
-      if (!probe || dead || met <= depth) return Outcome{};
-      return continued(progress.first_matched);
+      return ended(false);
     }
-    if (!advance(progress, result.log, &steps)) {
-      if (probe && phase == Phase::Continue) return continued(progress.first_matched);
-      return Outcome{};
-    }
-    if (all_matched(progress)) {
-      unobserved_ = progress.unobserved;
-      // A probe that explains everything vouches for every point after it.
-      return Outcome{true, true, progress.first_matched, total(progress), probe ? met - depth : 0};
-    }
-    if (probe && phase == Phase::Continue) return continued(progress.first_matched);
-    return Outcome{};
+    if (!advance(progress, result.log, &steps)) return ended(false);
+    if (!all_matched(progress)) return ended(false);
+    unobserved_ = progress.unobserved;
+    return ended(true);
   }
 
   // The canonical schedule on the impl engine: true when its log explains the observed one, with
@@ -434,6 +511,10 @@ class Search {
   Node order_alternatives(const ChoicePoint& point, std::size_t depth,
                           const std::vector<std::string>& sleep, bool canonical_dead) {
     const std::vector<std::size_t> all = alternatives(point, sleep);
+    // Every choice the world has made so far, single units included: the model and the impl
+    // engine are deterministic but for these, so they name the state the probes start from.
+    const ChoicePath here =
+        options_.reuse_probes ? ChoicePath::of(current_world_->choices_taken()) : ChoicePath{};
     // Best first: a replay that explains everything; then the one whose canonical continuation
     // explains the most events; then the one whose first event comes earliest in the observed
     // log; then canonical order. Each with how far its continuation went (ranks differ, so that
@@ -441,8 +522,17 @@ class Search {
     std::vector<std::tuple<bool, std::size_t, std::size_t, std::size_t, std::size_t>> live;
     for (std::size_t rank = 0; rank < all.size(); ++rank) {
       if (canonical_dead && all[rank] == point.canonical) continue;
-      if (report_.runs >= round_limit_) throw BudgetSpent{};
-      const Outcome o = replay(depth, /*probe=*/true, rank);
+      const ChoicePath key = here.then(point.names[all[rank]]);
+      Outcome o;
+      if (const auto known = probed_.find(key); options_.reuse_probes && known != probed_.end()) {
+        o = outcome_of(known->second);  // probed in an earlier round: the same replay
+        ++report_.reused_probes;
+      } else {
+        if (report_.runs >= round_limit_) throw BudgetSpent{};
+        ProbeRecord record;
+        o = replay(depth, &record, rank);
+        if (options_.reuse_probes) probed_.emplace(key, record);
+      }
       if (o.alive)
         live.emplace_back(!o.complete, kSilent - o.matched, o.first_event, rank, o.reach);
     }
@@ -574,6 +664,10 @@ class Search {
   std::optional<Divergence> best_;
   ReplayWorld* current_world_ = nullptr;  // of the innermost replay running now
   Report report_;
+  // Every probe of this search, by the choices that lead to it and the alternative it took. A
+  // round re-searches the schedules of the rounds before it (I-26), so it meets the same points
+  // and would probe them again.
+  std::unordered_map<ChoicePath, ProbeRecord, ChoicePath::Hash> probed_;
 };
 
 // The search under one readings: on the impl engine first (Options::impl_first), whose schedule
@@ -582,7 +676,7 @@ class Search {
 // divergence its spec steps.
 Report search_reading(const Trace& trace, const Readings& readings, const Log& observed,
                       const Options& options) {
-  std::uint64_t impl_runs = 0, impl_choice_points = 0, unconfirmed = 0;
+  std::uint64_t impl_runs = 0, impl_choice_points = 0, impl_reused_probes = 0, unconfirmed = 0;
   if (options.impl_first) {
     Search search(trace, readings, observed, options, SearchEngine::Impl);
     try {
@@ -596,6 +690,7 @@ Report search_reading(const Trace& trace, const Readings& readings, const Log& o
     }
     impl_runs = search.runs() - unconfirmed;
     impl_choice_points = search.choice_points();
+    impl_reused_probes = search.reused_probes();
   }
   Options model_options = options;
   model_options.impl_first = false;
@@ -603,6 +698,7 @@ Report search_reading(const Trace& trace, const Readings& readings, const Log& o
   report.model_runs = report.runs + unconfirmed;
   report.runs += impl_runs + unconfirmed;
   report.choice_points += impl_choice_points;
+  report.reused_probes += impl_reused_probes;
   return report;
 }
 
@@ -611,7 +707,7 @@ Report search_reading(const Trace& trace, const Readings& readings, const Log& o
 // the one that got furthest (the first reading's on a tie).
 Report search_every_reading(const Trace& trace, const Log& observed, const Options& options) {
   Report result;
-  std::uint64_t runs = 0, model_runs = 0, choice_points = 0;
+  std::uint64_t runs = 0, model_runs = 0, choice_points = 0, reused_probes = 0;
   bool unknown = false;
   const std::vector<Readings> readings = trace.readings_that_matter();
   for (std::size_t i = 0; i < readings.size(); ++i) {
@@ -620,6 +716,7 @@ Report search_every_reading(const Trace& trace, const Log& observed, const Optio
     runs += report.runs;
     model_runs += report.model_runs;
     choice_points += report.choice_points;
+    reused_probes += report.reused_probes;
     unknown = unknown || report.verdict == Verdict::Unknown;
     const auto reach = [](const Report& r) { return r.divergence ? r.divergence->matched + 1 : 0; };
     if (report.verdict == Verdict::Allowed || result.readings_searched == 0 ||
@@ -633,6 +730,7 @@ Report search_every_reading(const Trace& trace, const Log& observed, const Optio
   result.runs = runs;
   result.model_runs = model_runs;
   result.choice_points = choice_points;
+  result.reused_probes = reused_probes;
   return result;
 }
 

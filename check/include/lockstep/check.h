@@ -47,6 +47,9 @@ struct Options {
   // searched only by the order of two units that commute (check/README.md) is not searched again.
   // Off: every interleaving (for tests that compare the two).
   bool reduce_orders = true;
+  // A probe made in one round of the search (I-26) answers the same probe in later rounds instead
+  // of a replay: the same search, fewer replays. Off: every probe replayed (for tests).
+  bool reuse_probes = true;
 };
 
 enum class Verdict { Allowed, NotAllowed, Unknown };
@@ -74,6 +77,9 @@ struct Report {
   std::uint64_t runs = 0;           // replays of the trace
   std::uint64_t model_runs = 0;     // of those, replays on the spec model (the rest on impl)
   std::uint64_t choice_points = 0;  // met over the search's runs (not a confirming replay's)
+  // Probes answered from the same probe in an earlier round of the search (I-26) instead of a
+  // replay; not counted in runs.
+  std::uint64_t reused_probes = 0;
   std::size_t observed_events = 0;
   std::vector<std::string> schedule;     // Allowed: the choices of a run that produced the log,
                                          // as pins that replay it
