@@ -14,6 +14,7 @@
 #include <set>
 
 #include "commands.h"
+#include "lockstep/choice_point.h"
 #include "lockstep/spec_engine.h"
 #include "lockstep/trace_io.h"
 
@@ -158,8 +159,9 @@ std::optional<Error> add_every_schedules_log(const Engine& engine, Trace& trace,
   // "step" begins a step where a unit could go first, so that a later "early:" pin goes before
   // a later step.
   if (steps_may_wait) {
-    for (const std::string& unit : std::set<std::string>(units)) units.insert("early:" + unit);
-    units.insert("step");
+    for (const std::string& unit : std::set<std::string>(units))
+      units.insert(std::string(pins::kEarly) + unit);
+    units.insert(std::string(pins::kStep));
   }
   // I-27: where only idle periods could start, the settling may end with them put off.
   bool asks_for_idle_callbacks = false;
@@ -167,7 +169,8 @@ std::optional<Error> add_every_schedules_log(const Engine& engine, Trace& trace,
     asks_for_idle_callbacks |= a.op == Op::RequestIdleCallback;
   });
   // "idle" starts them where they could be put off, so that a later "settled" goes later.
-  if (asks_for_idle_callbacks) units.insert({"settled", "idle"});
+  if (asks_for_idle_callbacks)
+    units.insert({std::string(pins::kSettled), std::string(pins::kIdle)});
   std::vector<std::vector<std::string>> pending{{}};  // schedule prefixes still to replay
   while (!pending.empty()) {
     trace.schedule = std::move(pending.back());
@@ -199,8 +202,8 @@ std::optional<Error> add_every_schedules_log(const Engine& engine, Trace& trace,
     // a trace whose run took no choice has those orders too.
     if (trace.schedule.size() <= choices.size())
       for (const std::string& unit : units)
-        if ((steps_may_wait && (unit.rfind("early:", 0) == 0 || unit == "step")) ||
-            unit == "settled" || unit == "idle") {
+        if ((steps_may_wait && (pins::is_early(unit) || unit == pins::kStep)) ||
+            unit == pins::kSettled || unit == pins::kIdle) {
           std::vector<std::string> prefix = choices;
           prefix.push_back(unit);
           pending.push_back(std::move(prefix));

@@ -1,5 +1,7 @@
 #include "independence.h"
 
+#include "lockstep/choice_point.h"
+
 namespace lockstep::check {
 namespace {
 
@@ -29,7 +31,7 @@ Independence::Independence(const Trace& trace) {
 }
 
 std::string Independence::unit_of(const std::string& choice) {
-  std::string unit = choice.rfind("early:", 0) == 0 ? choice.substr(6) : choice;
+  std::string unit(pins::unit_of(choice));
   if (unit.rfind("locks:", 0) == 0) return unit;
   if (unit.rfind("loop:", 0) == 0 && unit.find('/') != std::string::npos) return unit;
   return {};

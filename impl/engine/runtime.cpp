@@ -322,7 +322,7 @@ void Runtime::match_pin(const std::string& pin, const std::string& full_pin,
                         const std::string& prefix) {
   std::vector<std::size_t>& candidates = candidates_;
   candidates.clear();
-  const bool any_lock_queue = pin == "locks";
+  const bool any_lock_queue = pin == pins::kAnyLockQueue;
   const bool whole_loop = pin.rfind("loop:", 0) == 0 && pin.find('/') == std::string::npos;
   for (std::size_t i = 0; i < units_.size(); ++i) {
     const std::string& n = *units_[i].name;
@@ -359,8 +359,8 @@ std::size_t Runtime::choose() {
 // or a chooser offered these points picks (canonically, at the pin "step" and at any other pin,
 // the step begins at once).
 void Runtime::before_step() {
-  static const std::string kEarly = "early:";
-  static const std::string kStep = "step";
+  static const std::string kEarly(pins::kEarly);
+  static const std::string kStep(pins::kStep);
   for (;;) {
     const bool pinned_early =
         next_pin_ < pinned_.size() && pinned_[next_pin_].rfind(kEarly, 0) == 0;
@@ -388,7 +388,7 @@ void Runtime::before_step() {
       point.idle_only = false;
       point.canonical = 0;
       point.names.resize(units_.size() + 1);
-      point.names[0] = "step";
+      point.names[0] = kStep;
       for (std::size_t k = 0; k < model_order_.size(); ++k)
         point.names[k + 1].assign(kEarly).append(*units_[model_order_[k]].name);
       point.proposals.clear();
@@ -575,8 +575,8 @@ void Runtime::settle() {
 // I-27: where nothing but idle periods could start, the pin "settled" ends the settling with them
 // put off (canonically, and at the pin "idle", they start).
 bool Runtime::puts_off_idle_periods() {
-  static const std::string kSettled = "settled";
-  static const std::string kIdle = "idle";
+  static const std::string kSettled(pins::kSettled);
+  static const std::string kIdle(pins::kIdle);
   const bool pinned = next_pin_ < pinned_.size();
   if (pinned && pinned_[next_pin_] != kSettled && pinned_[next_pin_] != kIdle) return false;
   if (!pinned && !(chooser_ && offer_putting_off_idle_)) return false;
@@ -591,7 +591,7 @@ bool Runtime::puts_off_idle_periods() {
   ChoicePoint& point = choice_point_;
   point.before_step = false;
   point.idle_only = true;
-  point.names = {"idle", kSettled};
+  point.names = {kIdle, kSettled};
   point.proposals = {0, 1};  // a choice the UA is given, not an order the specs recommend
   point.canonical = 0;
   const std::size_t picked = chooser_(point);

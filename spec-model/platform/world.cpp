@@ -181,8 +181,9 @@ std::size_t World::choose(const std::vector<Unit>& units) {
   if (next_pin_ < pinned_.size()) {
     pin = pinned_[next_pin_];
     candidates = matching(units, pin);
-    if (candidates.size() > 1 && pin != "locks") candidates = {canonical(units, candidates)};
-    if (candidates.empty() || (pin == "locks" && candidates.size() > 1)) {
+    const bool any_lock_queue = pin == pins::kAnyLockQueue;
+    if (candidates.size() > 1 && !any_lock_queue) candidates = {canonical(units, candidates)};
+    if (candidates.empty() || (any_lock_queue && candidates.size() > 1)) {
       std::vector<std::string> runnable;
       for (const Unit& u : units) runnable.push_back(*u.name);
       throw ReplayError{bad_pin(next_pin_, pin, !candidates.empty(), std::move(runnable))};
@@ -217,10 +218,10 @@ std::vector<std::size_t> World::matching(const std::vector<Unit>& units,
   std::vector<std::size_t> found;
   for (std::size_t i = 0; i < units.size(); ++i) {
     const std::string& n = *units[i].name;
-    bool match = pin == "locks" ? units[i].queue != nullptr
-                                : n == pin || (pin.rfind("loop:", 0) == 0 &&
-                                               pin.find('/') == std::string::npos &&
-                                               n.rfind(pin + "/", 0) == 0);
+    bool match = pin == pins::kAnyLockQueue ? units[i].queue != nullptr
+                                            : n == pin || (pin.rfind("loop:", 0) == 0 &&
+                                                           pin.find('/') == std::string::npos &&
+                                                           n.rfind(pin + "/", 0) == 0);
     if (match) found.push_back(i);
   }
   return found;
@@ -366,8 +367,8 @@ void World::settle() {
 // Canonically the idle periods start; the pin "settled" ends the settling there instead, and the
 // pin "idle" starts them, so that a "settled" after it waits for a later point.
 bool World::puts_off_idle_periods(const std::vector<Unit>& units) {
-  static const std::string kSettled = "settled";
-  static const std::string kIdle = "idle";
+  static const std::string kSettled(pins::kSettled);
+  static const std::string kIdle(pins::kIdle);
   for (const Unit& u : units)
     if (!u.loop || u.source != kIdleUnit) return false;  // other work is runnable: not this point
   if (next_pin_ < pinned_.size()) {
@@ -380,7 +381,7 @@ bool World::puts_off_idle_periods(const std::vector<Unit>& units) {
   if (!chooser_ || !offer_putting_off_idle_) return false;
   ChoicePoint point;
   point.idle_only = true;
-  point.names = {"idle", kSettled};
+  point.names = {kIdle, kSettled};
   point.proposals = {0, 1};  // a choice the UA is given, not an order the specs recommend
   const std::size_t picked = chooser_(point);
   if (picked > 1)
@@ -395,8 +396,8 @@ bool World::puts_off_idle_periods(const std::vector<Unit>& units) {
 // at once; a schedule says otherwise with "early:" pins ("step" ends them), a chooser at the
 // points offered to it.
 void World::before_step() {
-  static const std::string kEarly = "early:";
-  static const std::string kStep = "step";
+  static const std::string kEarly(pins::kEarly);
+  static const std::string kStep(pins::kStep);
   std::vector<Unit> units;
   for (;;) {
     // Only a pin for this point or a chooser offered it decides anything here; without either the
@@ -416,7 +417,7 @@ void World::before_step() {
       const std::string& pin = pinned_[next_pin_];
       const std::string named = pin.substr(kEarly.size());
       std::vector<std::size_t> found = matching(units, named);
-      if (found.size() > 1 && named != "locks") found = {canonical(units, found)};
+      if (found.size() > 1 && named != pins::kAnyLockQueue) found = {canonical(units, found)};
       if (found.size() != 1) {
         std::vector<std::string> runnable;
         for (const Unit& u : units) runnable.push_back(kEarly + *u.name);
@@ -430,7 +431,7 @@ void World::before_step() {
       point.idle_only = false;
       point.canonical = 0;
       point.names.resize(units.size() + 1);
-      point.names[0] = "step";
+      point.names[0] = kStep;
       for (std::size_t i = 0; i < units.size(); ++i)
         point.names[i + 1].assign(kEarly).append(*units[i].name);
       point.proposals.clear();

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "lockstep/choice_point.h"
+
 namespace lockstep {
 
 Error not_created_yet(const Action& user, const std::string& id, const std::string& what,
@@ -19,9 +21,10 @@ Error bad_pin(std::size_t index, const std::string& pin, bool ambiguous,
   std::string names;
   for (const std::string& n : runnable) names += (names.empty() ? "" : ", ") + n;
   // The pins that name no unit belong to one kind of point each (I-26, I-27).
-  const char* where = pin == "step"                       ? "a point before a step"
-                      : pin == "idle" || pin == "settled" ? "a point where only idle periods start"
-                                                          : nullptr;
+  const char* where = pin == pins::kStep ? "a point before a step"
+                      : pin == pins::kIdle || pin == pins::kSettled
+                          ? "a point where only idle periods start"
+                          : nullptr;
   const std::string what = ambiguous ? "is ambiguous here"
                            : where   ? std::string("is a choice only at ") + where + ", not here"
                                      : "names nothing runnable here";

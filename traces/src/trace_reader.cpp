@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "json_value.h"
+#include "lockstep/choice_point.h"
 #include "lockstep/trace_io.h"
 
 namespace lockstep {
@@ -661,13 +662,12 @@ class TraceReader {
       if (!j[i].is_string()) fail(p, "a choice is a string, got " + type_name(j[i]));
       const std::string pin = j[i].get<std::string>();
       // I-26: "early:<choice>" runs that unit before the next step instead of at a choice point.
-      const bool early = pin.rfind("early:", 0) == 0;
-      const std::string c = early ? pin.substr(6) : pin;
+      const std::string c(pins::unit_of(pin));
       bool ok = false;
       // I-27: idle periods put off or started; I-26: the step begins
-      if (pin == "settled" || pin == "idle" || pin == "step")
+      if (pin == pins::kSettled || pin == pins::kIdle || pin == pins::kStep)
         ok = true;
-      else if (c == "locks")
+      else if (c == pins::kAnyLockQueue)
         ok = true;
       else if (c.rfind("locks:", 0) == 0) {
         std::string part = c.substr(6);

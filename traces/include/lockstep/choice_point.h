@@ -6,9 +6,28 @@
 #include <cstddef>
 #include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace lockstep {
+
+// The pins of a schedule that name no unit, and the prefix that runs a unit before a step
+// (traces/README.md, "schedule"), spelled once for the reader, both engines, check and export.
+namespace pins {
+inline constexpr std::string_view kStep = "step";           // I-26: the step begins
+inline constexpr std::string_view kEarly = "early:";        // I-26: "early:<unit>" runs it first
+inline constexpr std::string_view kIdle = "idle";           // I-27: the idle periods start
+inline constexpr std::string_view kSettled = "settled";     // I-27: the settling ends without
+inline constexpr std::string_view kAnyLockQueue = "locks";  // the one lock task queue there is
+
+inline bool is_early(std::string_view pin) {
+  return pin.substr(0, kEarly.size()) == kEarly;
+}
+// The unit an "early:" pin names; any other pin as it is.
+inline std::string_view unit_of(std::string_view pin) {
+  return is_early(pin) ? pin.substr(kEarly.size()) : pin;
+}
+}  // namespace pins
 
 struct ChoicePoint {
   std::vector<std::string> names;
