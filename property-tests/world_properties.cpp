@@ -193,6 +193,20 @@ Trace with_either_reading(Trace trace) {
   return trace;
 }
 
+// A small world (up to three agents, a fifth of the generator's size) under either reading, and
+// its log with random early units; with `may_drop_an_event`, one time in three that log loses one
+// event, so that the model may not give it.
+std::pair<Trace, Log> small_world_with_early_units(bool may_drop_an_event) {
+  gen::Profile small;
+  small.max_agents = 3;
+  Trace trace = with_either_reading(validated(*rc::gen::scale(0.2, gen::world_trace(small))));
+  Log log = log_with_random_early_units(trace);
+  if (may_drop_an_event && !log.events.empty() && *rc::gen::inRange(0, 3) == 0)
+    log.events.erase(log.events.begin() + *rc::gen::inRange<std::ptrdiff_t>(
+                                              0, static_cast<std::ptrdiff_t>(log.events.size())));
+  return {std::move(trace), std::move(log)};
+}
+
 // lockstep check's completeness on small worlds (up to three agents, short scripts): the log of
 // any schedule of the model is found, within the search budget.
 void check_allows_every_log_the_model_produces() {
@@ -215,10 +229,7 @@ void check_allows_every_log_the_model_produces() {
 // stamped with the settling step under way, which often fits before several steps, and the
 // search tries each (check/README.md, "Not done yet"). A schedule it reports replays the log.
 void check_never_rejects_model_logs_with_early_units() {
-  gen::Profile small;
-  small.max_agents = 3;
-  const Trace trace = with_either_reading(validated(*rc::gen::scale(0.2, gen::world_trace(small))));
-  const Log log = log_with_random_early_units(trace);
+  const auto [trace, log] = small_world_with_early_units(/*may_drop_an_event=*/false);
   const check::Report report = checked(trace, log, 2'000);
   RC_CLASSIFY(report.verdict == check::Verdict::Unknown, "unknown");
   RC_CLASSIFY(std::any_of(report.schedule.begin(), report.schedule.end(),
@@ -281,13 +292,9 @@ std::string searched_differently(const check::Report& fast, const check::Report&
 // early units and idle periods put off, whole or with one event dropped, it gives the model's
 // verdict, schedule and replays (searched_differently).
 void check_searches_the_same_on_both_engines() {
-  gen::Profile small;
-  small.max_agents = 3;
-  const Trace trace = with_either_reading(validated(*rc::gen::scale(0.2, gen::world_trace(small))));
-  Log log = log_with_random_early_units(trace);
-  if (!log.events.empty() && *rc::gen::inRange(0, 3) == 0)
-    log.events.erase(log.events.begin() + *rc::gen::inRange<std::ptrdiff_t>(
-                                              0, static_cast<std::ptrdiff_t>(log.events.size())));
+  const auto world = small_world_with_early_units(/*may_drop_an_event=*/true);
+  const Trace& trace = world.first;
+  const Log& log = world.second;
   check::Options options, model_only;
   options.max_runs = model_only.max_runs = 500;
   model_only.impl_first = false;
@@ -335,13 +342,9 @@ void check_searches_the_same_on_both_engines() {
 // of the budget: every round may spend half of what is left, so no round was cut short in either
 // search, and the two take the same path.
 void reused_probes_change_only_the_replays() {
-  gen::Profile small;
-  small.max_agents = 3;
-  const Trace trace = with_either_reading(validated(*rc::gen::scale(0.2, gen::world_trace(small))));
-  Log log = log_with_random_early_units(trace);
-  if (!log.events.empty() && *rc::gen::inRange(0, 3) == 0)
-    log.events.erase(log.events.begin() + *rc::gen::inRange<std::ptrdiff_t>(
-                                              0, static_cast<std::ptrdiff_t>(log.events.size())));
+  const auto world = small_world_with_early_units(/*may_drop_an_event=*/true);
+  const Trace& trace = world.first;
+  const Log& log = world.second;
   check::Options reusing, replaying;
   reusing.max_runs = replaying.max_runs = 2'000;
   replaying.reuse_probes = false;
