@@ -340,7 +340,6 @@ class Search {
     // Exploring replays: new choice points before this one take the canonical choice unprobed.
     std::size_t trusted_until = 0;
     std::size_t canonical_dead_at = kSilent;  // after a probe whose winner left the log unexplained
-    bool past_probe = false;                  // probes: the probed point was decided
     const auto check_events = [&] {
       if (met < follow_until) return;  // on the path: matched already
       if (advance(progress, world.event_log(), &steps) &&
@@ -376,7 +375,6 @@ class Search {
       if (confirming_) throw Stop{};  // a point the impl engine's run did not have
       if (probe) {
         if (here == depth) {
-          past_probe = probe->reached = true;
           progress.first_matched = kSilent;
           return alternatives(point, sleep)[probe_choice];
         }
@@ -407,12 +405,12 @@ class Search {
       if (point.idle_only && canonical_only_) return 0;  // the canonical schedule starts them
       const bool waits_already = point.before_step && world.current_step() == late_step;
       const bool bounded = point.before_step && !waits_already;
-      const bool after_probe = past_probe;
+      const bool after_probe = probe && met > depth;  // the probed point was decided
       if (bounded && (canonical_only_ || late_steps >= early_bound_)) {
         // Not a choice point of this round: the step begins.
         if (!canonical_only_) early_bound_hit_ = true;
         sleep.clear();
-        if (probe && after_probe) ++probe->before_steps;
+        if (after_probe) ++probe->before_steps;
         return 0;
       }
       const std::size_t picked = decide(point);
@@ -422,10 +420,7 @@ class Search {
       }
       if (!sleep.empty() && Independence::unit_of(point.names[picked]).empty())
         sleep.clear();  // a step begins
-      if (probe) {
-        if (after_probe) ++(bounded ? probe->before_steps : probe->points);
-        probe->late_steps = late_steps;
-      }
+      if (after_probe) ++(bounded ? probe->before_steps : probe->points);
       return picked;
     };
     const auto before_unit = [&](const std::string& unit) {
@@ -444,6 +439,8 @@ class Search {
       if (!probe)
         return explained ? Outcome{true, true, progress.first_matched, total(progress), 0}
                          : Outcome{};
+      probe->reached = met > depth;
+      probe->late_steps = late_steps;  // the continuation lets no step wait
       probe->explained = explained;
       probe->first_event = progress.first_matched;
       probe->matched = total(progress);
