@@ -122,12 +122,12 @@ void Runtime::resolve(Promise* p, const JsValue& value) {
   // resolving functions of that job are fresh, so they carry their own alreadyResolved flag.
   // Those functions are only ever called by the thenable's own reaction jobs here, and a promise
   // settles once, so at most one of them runs, once: their shared flag could never be seen set,
-  // and is not kept.
+  // and is not kept. The promise that then() returns to the job is unreachable from script and
+  // has no reactions, so its settlement is not observable either: none is made.
   Promise* thenable = value.promise;
   queue_microtask(
       p->env,
       [this, p, thenable] {
-        Promise* derived = new_promise(thenable->env);
         then(
             thenable,
             [this, p](const Value& v) {
@@ -138,7 +138,7 @@ void Runtime::resolve(Promise* p, const JsValue& value) {
               settle_promise(p, Promise::State::Rejected, r);
               return Completion{};
             },
-            derived);
+            /*derived=*/nullptr);
       },
       /*ignore_continuation=*/true);
 }
