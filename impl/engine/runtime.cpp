@@ -278,6 +278,48 @@ void Runtime::drop_tasks_of(Loop& loop, const Env* env) {
   }
 }
 
+// The units `loop` offers, in the order the model lists them within a loop: each task source's
+// front task, then the scheduler's next task, and an idle period only on a loop with neither
+// (I-19). Each goes to `visit`; returns how many.
+template <class Visit>
+std::size_t Runtime::visit_units_of(Loop& loop, const Visit& visit) {
+  const std::size_t l = loop.index;
+  std::size_t n = 0;
+  for (std::size_t q = 0; loop.queued_tasks != 0 && q < loop.queues.size(); ++q) {
+    const auto& tasks = loop.queues[q].tasks;
+    if (tasks.empty()) continue;
+    visit(Unit{Unit::Kind::Task, l, q, tasks.front().seq, -1, &loop.unit_names[q]});
+    ++n;
+  }
+  if (!hooks_) return n;
+  if (auto next = loop.scheduler.next()) {
+    visit(Unit{Unit::Kind::Scheduler, l, 0, hooks_->task_seq(next->cookie),
+               next->effective_priority, &loop.scheduler_unit});
+    ++n;
+  }
+  if (n == 0)
+    if (auto idle = hooks_->next_idle(loop)) {
+      visit(Unit{Unit::Kind::Idle, l, 0, *idle, -1, &loop.idle_unit});
+      ++n;
+    }
+  return n;
+}
+
+// `per_loop(loop)` for each loop that may have work, in loop order; it returns how many units the
+// loop offers. A loop that offers none and has no scheduled task leaves the list until it gains
+// work again (wake()).
+template <class PerLoop>
+void Runtime::visit_busy_loops(const PerLoop& per_loop) {
+  std::size_t kept = 0;
+  for (Loop* busy : maybe_busy_) {
+    if (per_loop(*busy) != 0 || busy->scheduler.size() != 0)
+      maybe_busy_[kept++] = busy;
+    else
+      busy->listed = false;
+  }
+  maybe_busy_.resize(kept);
+}
+
 void Runtime::collect_units() {
   units_.clear();
   for (std::size_t i = 0; i < lock_queue_list_.size(); ++i) {
@@ -285,34 +327,8 @@ void Runtime::collect_units() {
     if (!q.steps.empty())
       units_.push_back(Unit{Unit::Kind::Locks, i, 0, q.steps.front().first, -1, &q.unit_name});
   }
-  std::size_t kept = 0;
-  for (Loop* busy : maybe_busy_) {
-    Loop& loop = *busy;
-    const std::size_t l = loop.index;
-    const std::size_t before = units_.size();
-    bool other_work = false;
-    for (std::size_t q = 0; loop.queued_tasks != 0 && q < loop.queues.size(); ++q) {
-      const auto& tasks = loop.queues[q].tasks;
-      if (tasks.empty()) continue;
-      units_.push_back(Unit{Unit::Kind::Task, l, q, tasks.front().seq, -1, &loop.unit_names[q]});
-      other_work = true;
-    }
-    if (hooks_) {
-      if (auto next = loop.scheduler.next()) {
-        units_.push_back(Unit{Unit::Kind::Scheduler, l, 0, hooks_->task_seq(next->cookie),
-                              next->effective_priority, &loop.scheduler_unit});
-        other_work = true;
-      }
-      if (!other_work)  // I-19: an idle period only on a loop with nothing else to run
-        if (auto idle = hooks_->next_idle(loop))
-          units_.push_back(Unit{Unit::Kind::Idle, l, 0, *idle, -1, &loop.idle_unit});
-    }
-    if (units_.size() > before || loop.scheduler.size() != 0)
-      maybe_busy_[kept++] = busy;
-    else
-      loop.listed = false;
-  }
-  maybe_busy_.resize(kept);
+  const auto list = [this](const Unit& u) { units_.push_back(u); };
+  visit_busy_loops([&](Loop& loop) { return visit_units_of(loop, list); });
 }
 
 // The units of units_ that `pin` names, into candidates_, the one canonical() picks among
@@ -517,57 +533,69 @@ void Runtime::run_unit(const Unit& unit) {
   }
 }
 
-// choose() when no pinned choice is left, which is every unit of a trace without a schedule, in
-// one pass instead of canonical()'s comparison of every pair of units. canonical() only ever
-// compares units of one loop with each other, so each loop has one unit that nothing of its loop
-// dominates (the rules of canonical(), case by case, below); the oldest of those and of the lock
-// queues' fronts wins.
-std::size_t Runtime::choose_canonically() {
-  std::size_t best = units_.size();
-  const auto consider = [&](std::size_t i) {
-    if (best == units_.size() || units_[i].seq < units_[best].seq) best = i;
+// settle()'s choice when no pinned choice is left and no chooser decides, which is every unit of
+// a trace without a schedule: the unit choose() would pick, found in one walk over the lock
+// queues and the loops with work, without listing the units. canonical() only ever compares units
+// of one loop with each other, so each loop has one unit that nothing of its loop dominates (the
+// rules of canonical(), case by case, below); the oldest of those and of the lock queues' fronts
+// wins. Returns how many units there were; with none, `chosen` is left as it was.
+std::size_t Runtime::choose_canonically(Unit& chosen) {
+  std::size_t count = 0;
+  bool found = false;
+  const auto consider = [&](const Unit& u) {
+    if (!found || u.seq < chosen.seq) chosen = u;
+    found = true;
   };
-  for (std::size_t i = 0; i < units_.size();) {
-    if (units_[i].kind == Unit::Kind::Locks) {
-      consider(i++);
-      continue;
-    }
-    // One loop's units are next to each other: its tasks' queues and its scheduler's, or its idle
-    // period alone (I-19).
-    std::size_t oldest_task = units_.size(), scheduled = units_.size(), end = i;
-    for (; end < units_.size() && units_[end].kind != Unit::Kind::Locks &&
-           units_[end].index == units_[i].index;
-         ++end) {
-      if (units_[end].kind == Unit::Kind::Scheduler)
-        scheduled = end;
-      else if (units_[end].kind == Unit::Kind::Task &&
-               (oldest_task == units_.size() || units_[end].seq < units_[oldest_task].seq))
-        oldest_task = end;
-    }
-    if (scheduled == units_.size() && oldest_task == units_.size())
-      consider(i);  // the idle period
-    else if (scheduled == units_.size())
+  for (std::size_t i = 0; i < lock_queue_list_.size(); ++i) {
+    const LockQueue& q = *lock_queue_list_[i];
+    if (q.steps.empty()) continue;
+    ++count;
+    consider(Unit{Unit::Kind::Locks, i, 0, q.steps.front().first, -1, &q.unit_name});
+  }
+  visit_busy_loops([&](Loop& loop) {
+    Unit oldest_task{}, scheduled{}, idle{};
+    bool has_task = false, has_scheduled = false;
+    const std::size_t n = visit_units_of(loop, [&](const Unit& u) {
+      if (u.kind == Unit::Kind::Scheduler) {
+        scheduled = u;
+        has_scheduled = true;
+      } else if (u.kind == Unit::Kind::Idle) {
+        idle = u;  // alone on its loop (I-19)
+      } else if (!has_task || u.seq < oldest_task.seq) {
+        oldest_task = u;
+        has_task = true;
+      }
+    });
+    count += n;
+    if (n == 0) return n;
+    if (!has_scheduled && !has_task)
+      consider(idle);
+    else if (!has_scheduled)
       consider(oldest_task);
-    else if (oldest_task == units_.size() || units_[scheduled].priority >= 3)
+    else if (!has_task || scheduled.priority >= 3)
       consider(scheduled);  // at 3 or more the scheduler's task goes first
-    else if (units_[scheduled].priority <= 1)
+    else if (scheduled.priority <= 1)
       consider(oldest_task);  // at 1 or less it goes behind the loop's tasks
     else                      // at 2, by age
-      consider(units_[scheduled].seq < units_[oldest_task].seq ? scheduled : oldest_task);
-    i = end;
-  }
-  if (units_.size() > 1) choices_.push_back(units_[best].name);  // as choose() records them
-  return best;
+      consider(scheduled.seq < oldest_task.seq ? scheduled : oldest_task);
+    return n;
+  });
+  if (count > 1) choices_.push_back(chosen.name);  // as choose() records them
+  return count;
 }
 
 void Runtime::settle() {
   for (std::uint64_t guard = 0; guard < 100'000'000; ++guard) {
+    if (next_pin_ >= pinned_.size() && !chooser_) {  // nothing is put off then (I-27)
+      Unit unit{};
+      if (choose_canonically(unit) == 0) return;
+      run_chosen_unit(unit);
+      continue;
+    }
     collect_units();
     if (units_.empty() || puts_off_idle_periods()) return;
-    const Unit unit = units_[next_pin_ < pinned_.size() ? choose()
-                             : chooser_                 ? choose_by_chooser()
-                                                        : choose_canonically()];
-    run_chosen_unit(unit);
+    const Unit unit = units_[next_pin_ < pinned_.size() ? choose() : choose_by_chooser()];
+    run_chosen_unit(unit);  // a copy: the unit's job may list units again
   }
   throw std::runtime_error("the world did not settle within 10^8 units");
 }

@@ -283,9 +283,14 @@ class Runtime {
     int priority;
     const std::string* name;
   };
+  template <class Visit>
+  std::size_t visit_units_of(Loop& loop, const Visit& visit);
+  template <class PerLoop>
+  void visit_busy_loops(const PerLoop& per_loop);
   void collect_units();
-  // choose() with no pin left: the canonical unit of units_ (not empty), in one pass.
-  std::size_t choose_canonically();
+  // With no pin left and no chooser: the canonical unit into `chosen`, without listing the units;
+  // returns how many there were.
+  std::size_t choose_canonically(Unit& chosen);
   std::size_t choose();
   void match_pin(const std::string& pin, const std::string& full_pin, const std::string& prefix);
   std::size_t canonical(const std::vector<std::size_t>& candidates) const;
