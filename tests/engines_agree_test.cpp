@@ -49,7 +49,7 @@ TEST(EnginesAgree, OnEveryCorpusTraceUnderPinnedSchedules) {
     RunOutcome unpinned = make_spec_engine()->run(trace, {});
     ASSERT_TRUE(unpinned.ok()) << path;
     // What a pin can say here: any unit name seen, a whole event loop, any lock task queue.
-    std::set<std::string> names{"locks", "settled"};  // "settled": I-27
+    std::set<std::string> names{"locks", "settled", "idle"};  // "settled", "idle": I-27
     for (const std::string& c : unpinned.result().choices) {
       names.insert(c);
       if (c.rfind("loop:", 0) == 0) names.insert(c.substr(0, c.find('/')));
@@ -143,6 +143,31 @@ TEST(EnginesAgree, AnUnloadedWindowsFirstTaskOfASourceOrdersTheLoopsQueues) {
   };
   ASSERT_TRUE(both(model)) << "no point offers both of B's tasks";
   EXPECT_EQ(steered_disagreement(model, steered_on_impl(trace.value(), canonically)), "");
+}
+
+// A pinned "idle" (I-27) that is the schedule's last pin leaves the rest of the settling to the
+// canonical choice, as any other last pin does; the impl engine once asked a chooser it did not
+// have there (found by `lockstep fuzz` on EnginesAgreeUnderRandomSchedules, seeds 700-1160).
+TEST(EnginesAgree, AfterALastPinnedIdleTheSettlingGoesOnCanonically) {
+  auto trace = read_trace(R"({"format": "lockstep-trace", "version": 1, "agents": [
+    {"id": "A", "kind": "window", "origin": "https://a.test"},
+    {"id": "B", "kind": "window", "origin": "https://a.test"}],
+   "steps": [
+    {"agent": "B", "op": "requestIdleCallback", "id": "i0", "callback": {"result": {"return": 0}},
+     "settle": false},
+    {"op": "advanceTime", "ms": 1},
+    {"agent": "A", "op": "requestIdleCallback", "id": "i1", "callback": {"body": [
+      {"op": "queueMicrotask", "body": [{"op": "postTask", "id": "t2",
+        "options": {"priority": "user-blocking"}, "callback": {"result": {"return": 0}}}]},
+      {"op": "yield", "id": "y3"}], "result": {"return": 0}}}],
+   "schedule": ["idle"]})");
+  ASSERT_TRUE(trace.ok()) << trace.error().to_string();
+  const RunOutcome model = make_spec_engine()->run(trace.value(), {});
+  ASSERT_TRUE(model.ok()) << model.failure().error.to_string();
+  // The pin is taken where only B's idle period could start; later points have several units.
+  ASSERT_GT(model.result().choices.size(), 1u);
+  EXPECT_EQ(model.result().choices.front(), "idle");
+  EXPECT_EQ(disagreement(trace.value()), "");
 }
 
 }  // namespace

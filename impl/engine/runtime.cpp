@@ -594,7 +594,9 @@ void Runtime::settle() {
     }
     collect_units();
     if (units_.empty() || puts_off_idle_periods()) return;
-    const Unit unit = units_[next_pin_ < pinned_.size() ? choose() : choose_by_chooser()];
+    // A pinned "idle" may have taken the last pin just now: then choose() picks canonically.
+    const Unit unit =
+        units_[next_pin_ >= pinned_.size() && chooser_ ? choose_by_chooser() : choose()];
     run_chosen_unit(unit);  // a copy: the unit's job may list units again
   }
   throw std::runtime_error("the world did not settle within 10^8 units");
