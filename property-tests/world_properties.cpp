@@ -21,10 +21,7 @@
 #include "steered.h"
 
 namespace lockstep {
-namespace {
 
-// The generated trace as the reader sees it (pointers filled in); fails the property if the
-// reader refuses it: every generated trace must pass `lockstep validate`.
 Trace validated(const Trace& generated) {
   auto read = read_trace(write_trace(generated));
   if (!read.ok())
@@ -32,17 +29,17 @@ Trace validated(const Trace& generated) {
   return read.value();
 }
 
+Readings any_readings() {
+  return Readings{*rc::gen::element(ReleasedPromiseReading::Steps, ReleasedPromiseReading::Note),
+                  *rc::gen::element(StaleRemovalReading::Literal, StaleRemovalReading::Fixed)};
+}
+
+namespace {
+
 Log spec_log(const Trace& trace, const char* property) {
   RunOutcome run = make_spec_engine()->run(trace, {});
   if (!run.ok()) RC_FAIL(counterexample(property, trace, run.failure().error.to_string()));
   return run.result().log;
-}
-
-// Any readings (docs/interpretations.md I-24, I-25); the generators leave traces at the defaults,
-// so the properties draw them themselves.
-Readings any_readings() {
-  return Readings{*rc::gen::element(ReleasedPromiseReading::Steps, ReleasedPromiseReading::Note),
-                  *rc::gen::element(StaleRemovalReading::Literal, StaleRemovalReading::Fixed)};
 }
 
 }  // namespace
@@ -605,6 +602,7 @@ const std::vector<Property>& world_properties() {
       {"ReusedProbesChangeOnlyTheReplays", reused_probes_change_only_the_replays},
       {"EnginesOfferTheSameChoicePointsWhenSteered",
        engines_offer_the_same_choice_points_when_steered},
+      {"UnitsTakenAsIndependentCommute", units_taken_as_independent_commute},
   };
   return all;
 }

@@ -5,6 +5,20 @@
 
 #include <vector>
 
+#include "lockstep/trace.h"
+
+namespace lockstep {
+
+// The generated trace as the reader sees it (pointers filled in); fails the property if the
+// reader refuses it: every generated trace must pass `lockstep validate`.
+Trace validated(const Trace& generated);
+
+// Any readings (docs/interpretations.md I-24, I-25); the generators leave traces at the defaults,
+// so the properties draw them themselves.
+Readings any_readings();
+
+}  // namespace lockstep
+
 namespace lockstep::properties {
 
 struct Property {
@@ -25,6 +39,7 @@ void check_never_rejects_model_logs_with_early_units();
 void check_searches_the_same_on_both_engines();
 void reused_probes_change_only_the_replays();
 void engines_offer_the_same_choice_points_when_steered();
+void units_taken_as_independent_commute();  // reduction_property.cpp
 
 // Every property above, by name.
 const std::vector<Property>& world_properties();

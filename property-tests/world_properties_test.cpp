@@ -53,5 +53,9 @@ RC_GTEST_PROP(Worlds, ReusedProbesChangeOnlyTheReplays, ()) {
   reused_probes_change_only_the_replays();
 }
 
+RC_GTEST_PROP(Worlds, UnitsTakenAsIndependentCommute, ()) {
+  units_taken_as_independent_commute();
+}
+
 }  // namespace
 }  // namespace lockstep::properties

@@ -27,7 +27,23 @@ Parsed parse(const std::string& unit) {
 }  // namespace
 
 Independence::Independence(const Trace& trace) {
-  for (const Agent& a : trace.agents) loop_partitions_[a.event_loop].insert(a.partition);
+  std::map<std::string, std::uint64_t> bits;
+  for (const Agent& a : trace.agents) {
+    loop_partitions_[a.event_loop].insert(a.partition);
+    bits.emplace(a.partition, bits.size() < 64 ? std::uint64_t{1} << bits.size() : 0);
+  }
+  if (bits.size() > 64) return;  // effects unknown: every loop keeps the rule of shared partitions
+  for (const auto& [loop, partitions] : loop_partitions_)
+    for (const std::string& partition : partitions)
+      loop_queue_bits_[loop].emplace_back(bits.at(partition), partition);
+}
+
+const std::vector<std::pair<std::uint64_t, std::string>>& Independence::lock_queues_reached_by(
+    const std::string& unit) const {
+  static const std::vector<std::pair<std::uint64_t, std::string>> kNone;
+  if (unit.rfind("loop:", 0) != 0) return kNone;
+  const auto found = loop_queue_bits_.find(parse(unit).where);
+  return found == loop_queue_bits_.end() ? kNone : found->second;
 }
 
 std::string Independence::unit_of(const std::string& choice) {
@@ -37,7 +53,8 @@ std::string Independence::unit_of(const std::string& choice) {
   return {};
 }
 
-bool Independence::dependent(const std::string& a, const std::string& b) const {
+bool Independence::dependent(const std::string& a, const UnitEffect& a_did, const std::string& b,
+                             const UnitEffect& b_did) const {
   if (a.empty() || b.empty() || a == b) return true;
   const Parsed x = parse(a), y = parse(b);
   // The trace's own tasks run top-level steps (unload among them): taken as touching everything.
@@ -52,8 +69,10 @@ bool Independence::dependent(const std::string& a, const std::string& b) const {
   if (x.lock_queue || y.lock_queue) return x.source == "idle" || y.source == "idle";
   // Two event loops: independent when no lock task queue is reachable from both (agents share
   // promises only within one event loop); otherwise the order in which their steps are enqueued
-  // may differ.
+  // may differ, but only if both enqueued steps on one queue: one queue's steps in the same order
+  // whichever loop ran first, and every other queue touched by one of them only.
   if (x.where == y.where) return true;
+  if (a_did.known && b_did.known) return (a_did.lock_queues & b_did.lock_queues) != 0;
   const auto px = loop_partitions_.find(x.where), py = loop_partitions_.find(y.where);
   if (px == loop_partitions_.end() || py == loop_partitions_.end()) return true;
   for (const std::string& partition : px->second)

@@ -5,13 +5,23 @@
 // first right after. check/README.md ("Partial-order reduction") gives the argument.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "lockstep/trace.h"
 
 namespace lockstep::check {
+
+// What a task of an event loop did that another loop's task can see: the lock task queues
+// (partitions, as bits of Independence::partition_index) it enqueued steps on, while it and its
+// microtasks ran. Measured on the replay that ran it; unknown until then, and taken as everything.
+struct UnitEffect {
+  bool known = false;
+  std::uint64_t lock_queues = 0;
+};
 
 class Independence {
  public:
@@ -22,11 +32,21 @@ class Independence {
   // "settled"), which the search takes as dependent on everything.
   static std::string unit_of(const std::string& choice);
 
-  // Whether two units (unit_of) may fail to commute; true when unsure.
-  bool dependent(const std::string& a, const std::string& b) const;
+  // Whether two units (unit_of) may fail to commute; true when unsure. With both units' effects
+  // known, two loops that share a partition are independent unless both enqueued lock steps on
+  // one of its queues.
+  bool dependent(const std::string& a, const UnitEffect& a_did, const std::string& b,
+                 const UnitEffect& b_did) const;
+
+  // The partitions whose lock task queues a unit of this loop may enqueue on, with their bits;
+  // empty for a lock queue's unit, and for a loop's when the trace has over 64 partitions.
+  const std::vector<std::pair<std::uint64_t, std::string>>& lock_queues_reached_by(
+      const std::string& unit) const;
 
  private:
   std::map<std::string, std::set<std::string>> loop_partitions_;  // event loop -> partitions
+  // event loop -> (bit, partition) for each partition an agent on it belongs to
+  std::map<std::string, std::vector<std::pair<std::uint64_t, std::string>>> loop_queue_bits_;
 };
 
 }  // namespace lockstep::check

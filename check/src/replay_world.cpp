@@ -21,6 +21,9 @@ class ModelWorld : public ReplayWorld {
   const Log& event_log() override { return world_.event_log(); }
   int current_step() const override { return world_.current_step(); }
   std::vector<std::string> choices_taken() const override { return world_.choices_taken(); }
+  std::uint64_t lock_steps_enqueued(const std::string& partition) const override {
+    return world_.lock_steps_enqueued(partition);
+  }
   RunResult run() override { return runner_.run(); }
 
  private:
@@ -41,6 +44,9 @@ class ImplWorld : public ReplayWorld {
   const Log& event_log() override { return replay_.event_log(); }
   int current_step() const override { return replay_.current_step(); }
   std::vector<std::string> choices_taken() const override { return replay_.choices_taken(); }
+  std::uint64_t lock_steps_enqueued(const std::string& partition) const override {
+    return replay_.lock_steps_enqueued(partition);
+  }
   RunResult run() override {
     RunOutcome outcome = replay_.run();
     if (!outcome.ok()) throw ImplFailed{outcome.failure().error};

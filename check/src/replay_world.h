@@ -3,6 +3,7 @@
 // the same names, order and canonical choice, so the search runs the same on both.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
@@ -26,6 +27,8 @@ class ReplayWorld {
   virtual const Log& event_log() = 0;
   virtual int current_step() const = 0;
   virtual std::vector<std::string> choices_taken() const = 0;
+  // How many steps the partition's lock task queue has been given so far.
+  virtual std::uint64_t lock_steps_enqueued(const std::string& partition) const = 0;
   // The model reports a bad trace by throwing spec::ReplayError; the impl engine's failures
   // throw ImplFailed. What the chooser or the observer throws goes through (on the impl engine,
   // unless it derives from std::exception: check's Stop and BudgetSpent do not).

@@ -108,10 +108,20 @@ struct Progress {
 
 // A choice point of the search tree: its live alternatives (unit indexes) in the order they are
 // explored, and which one the current path takes.
+// An alternative searched before at a point of the path, and what it did there.
+struct Sleeper {
+  std::string unit;
+  UnitEffect did;
+};
+using Sleepers = std::vector<Sleeper>;
+
 struct Node {
   std::vector<std::size_t> order;
   std::vector<std::string> names;  // of those units, for the reported schedule
   std::size_t at = 0;
+  // What the units in `order` did when a replay ran them here (partial-order reduction); those
+  // tried before `at` sleep with it. Unknown for one no replay has run to its end yet.
+  std::vector<UnitEffect> effects;
   // Choice points after this one that the best alternative's continuation passed (probed nodes).
   std::size_t reach = 0;
   bool reach_complete = false;  // that continuation explained the whole log
@@ -336,7 +346,38 @@ class Search {
     std::size_t met = 0;                   // choice points met in this replay
     // Units asleep here (partial-order reduction): alternatives searched before at a point of the
     // path, while only units independent of them have run since.
-    std::vector<std::string> sleep;
+    Sleepers sleep;
+    // The unit running now: the path point whose alternative it is (kSilent for none), and the
+    // step counts of the lock task queues it can reach, as it began. What it did is known once
+    // it has ended, at the next point, unit or end of the run (finish_unit).
+    struct Running {
+      bool active = false;
+      std::string unit;
+      std::size_t node = kSilent;
+      std::vector<std::uint64_t> steps_before;
+    } running;
+    std::size_t taken_at = kSilent;  // the path point whose alternative was taken last
+    // A unit ended: notes what it did at its path point, and wakes the sleepers it does not
+    // commute with (itself included, if it ran anyway).
+    const auto finish_unit = [&] {
+      if (!running.active) return;
+      running.active = false;
+      const auto& queues = independence_.lock_queues_reached_by(running.unit);
+      UnitEffect did{!queues.empty(), 0};
+      for (std::size_t k = 0; k < queues.size(); ++k)
+        if (world.lock_steps_enqueued(queues[k].second) != running.steps_before[k])
+          did.lock_queues |= queues[k].first;
+      if (running.node != kSilent) {
+        Node& node = nodes_[running.node];
+        node.effects.resize(node.order.size());
+        node.effects[node.at] = did;
+      }
+      sleep.erase(std::remove_if(sleep.begin(), sleep.end(),
+                                 [&](const Sleeper& s) {
+                                   return independence_.dependent(s.unit, s.did, running.unit, did);
+                                 }),
+                  sleep.end());
+    };
     // Exploring replays: new choice points before this one take the canonical choice unprobed.
     std::size_t trusted_until = 0;
     std::size_t canonical_dead_at = kSilent;  // after a probe whose winner left the log unexplained
@@ -363,7 +404,9 @@ class Search {
           throw Stop{};  // the model offers other units here than the impl engine did
         if (reduce_)
           for (std::size_t i = 0; i < node.at; ++i)
-            sleep.push_back(Independence::unit_of(node.names[i]));
+            sleep.push_back(Sleeper{Independence::unit_of(node.names[i]),
+                                    i < node.effects.size() ? node.effects[i] : UnitEffect{}});
+        taken_at = here;
         if (here + 1 == follow_until) {  // the path's last point: matching resumes after it
           progress = *node.before;
           progress.consumed = world.event_log().events.size();  // none: logging was off
@@ -393,6 +436,7 @@ class Search {
       node.before = progress;
       nodes_.push_back(std::move(node));
       ++depth;
+      taken_at = here;
       return nodes_[here].order[0];
     };
     // I-26: the steps this replay let wait for queued work, and the last of them. Once a step
@@ -400,6 +444,8 @@ class Search {
     std::size_t late_steps = 0;
     int late_step = -1;
     const auto chooser = [&](const ChoicePoint& point) -> std::size_t {
+      finish_unit();
+      taken_at = kSilent;
       check_events();
       steps.clear();
       if (point.idle_only && canonical_only_) return 0;  // the canonical schedule starts them
@@ -424,13 +470,21 @@ class Search {
       return picked;
     };
     const auto before_unit = [&](const std::string& unit) {
+      finish_unit();
       check_events();
       steps.clear();  // the steps noted with a divergence are those of the unit that logged it
-      // A unit wakes the sleepers it does not commute with (itself included, if it runs anyway).
-      sleep.erase(
-          std::remove_if(sleep.begin(), sleep.end(),
-                         [&](const std::string& s) { return independence_.dependent(s, unit); }),
-          sleep.end());
+      running.active = true;
+      running.unit = unit;
+      // The alternative the path took at its last point, if this is it (not a unit run after it).
+      const bool taken_here =
+          taken_at != kSilent &&
+          Independence::unit_of(nodes_[taken_at].names[nodes_[taken_at].at]) == unit;
+      running.node = taken_here ? taken_at : kSilent;
+      taken_at = kSilent;
+      const auto& queues = independence_.lock_queues_reached_by(unit);
+      running.steps_before.resize(queues.size());
+      for (std::size_t k = 0; k < queues.size(); ++k)
+        running.steps_before[k] = world.lock_steps_enqueued(queues[k].second);
     };
     world.steer(chooser, before_unit);  // with points before steps (I-26) and idle-only (I-27)
     // How the replay ended: a probe's outcome depends on the round (outcome_of); an exploring
@@ -452,6 +506,7 @@ class Search {
     } catch (const Stop&) {
       return ended(false);
     }
+    finish_unit();
     if (!advance(progress, result.log, &steps)) return ended(false);
     if (!all_matched(progress)) return ended(false);
     unobserved_ = progress.unobserved;
@@ -474,8 +529,7 @@ class Search {
   }
 
   // The point's alternatives the search tries, canonical first, but for those asleep.
-  std::vector<std::size_t> alternatives(const ChoicePoint& point,
-                                        const std::vector<std::string>& sleep) const {
+  std::vector<std::size_t> alternatives(const ChoicePoint& point, const Sleepers& sleep) const {
     std::vector<std::size_t> all{point.canonical};
     if (options_.profile == Profile::Intent) {
       for (std::size_t i : point.proposals)
@@ -487,7 +541,8 @@ class Search {
     if (sleep.empty()) return all;
     const auto asleep = [&](std::size_t i) {
       const std::string unit = Independence::unit_of(point.names[i]);
-      return !unit.empty() && std::find(sleep.begin(), sleep.end(), unit) != sleep.end();
+      return !unit.empty() && std::any_of(sleep.begin(), sleep.end(),
+                                          [&](const Sleeper& s) { return s.unit == unit; });
     };
     all.erase(std::remove_if(all.begin(), all.end(), asleep), all.end());
     return all;
@@ -495,7 +550,7 @@ class Search {
 
   // A point the best continuation of the last probed point passed: its alternatives unprobed,
   // canonical first. Empty if the canonical choice is asleep here (the point is probed instead).
-  Node trusted_node(const ChoicePoint& point, const std::vector<std::string>& sleep) const {
+  Node trusted_node(const ChoicePoint& point, const Sleepers& sleep) const {
     Node node;
     const std::vector<std::size_t> all = alternatives(point, sleep);
     if (all.empty() || all.front() != point.canonical) return node;
@@ -505,8 +560,8 @@ class Search {
   }
 
   // `canonical_dead`: known without a probe (see the top of this file).
-  Node order_alternatives(const ChoicePoint& point, std::size_t depth,
-                          const std::vector<std::string>& sleep, bool canonical_dead) {
+  Node order_alternatives(const ChoicePoint& point, std::size_t depth, const Sleepers& sleep,
+                          bool canonical_dead) {
     const std::vector<std::size_t> all = alternatives(point, sleep);
     // Every choice the world has made so far, single units included: the model and the impl
     // engine are deterministic but for these, so they name the state the probes start from.

@@ -84,6 +84,10 @@ std::vector<std::string> ImplReplay::choices_taken() const {
   return runner_ ? runner_->runtime().take_choices() : std::vector<std::string>{};
 }
 
+std::uint64_t ImplReplay::lock_steps_enqueued(const std::string& partition) const {
+  return runner_ ? runner_->runtime().lock_steps_enqueued(partition) : 0;
+}
+
 RunOutcome ImplReplay::run() {
   if (failed_) return *failed_;
   return outcome_of([&]() -> RunOutcome { return runner_->run(); });

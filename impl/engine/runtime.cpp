@@ -226,6 +226,7 @@ void Runtime::queue_microtask(Env* env, Job job, bool ignore_continuation) {
 
 void Runtime::lock_task(Env* env, Job job) {
   env->lock_queue->steps.emplace_back(next_seq_++, std::move(job));
+  ++env->lock_queue->steps_enqueued;
 }
 
 void Runtime::after_timeout(std::uint64_t ms, Job job) {

@@ -152,6 +152,7 @@ struct Signal {
 struct LockQueue {
   std::string unit_name;
   RingQueue<std::pair<std::uint64_t, Job>> steps;
+  std::uint64_t steps_enqueued = 0;  // ever: what check's partial-order reduction asks
 };
 
 // An event's or an object's members given as key, value, key, value...: each is built in place,
@@ -268,6 +269,11 @@ class Runtime {
   void offer_putting_off_idle(bool offer) { offer_putting_off_idle_ = offer; }
   void set_before_unit_observer(std::function<void(const std::string&)> observer) {
     before_unit_ = std::move(observer);
+  }
+  // How many steps the partition's lock task queue has been given so far (0 if it has none).
+  std::uint64_t lock_steps_enqueued(const std::string& partition) const {
+    const auto found = lock_queues_.find(partition);
+    return found == lock_queues_.end() ? 0 : found->second.steps_enqueued;
   }
 
  private:

@@ -56,6 +56,11 @@ EventLoop* World::event_loop(const std::string& name) {
   return nullptr;
 }
 
+std::uint64_t World::lock_steps_enqueued(const std::string& partition) const {
+  const auto found = lock_task_queues_.find(partition);
+  return found == lock_task_queues_.end() ? 0 : found->second.steps_enqueued;
+}
+
 ParallelQueue& World::lock_task_queue(const std::string& partition) {
   ParallelQueue& q = lock_task_queues_[partition];
   q.name = partition;
@@ -123,6 +128,7 @@ void World::run_as_task(EventLoop& loop, Environment* environment, const Steps& 
 
 void World::enqueue_steps(ParallelQueue& queue, Steps steps) {
   queue.algorithm_queue.emplace_back(next_seq_++, std::move(steps));
+  ++queue.steps_enqueued;
 }
 
 void World::run_steps_after_a_timeout(std::uint64_t ms, Steps completion_steps) {

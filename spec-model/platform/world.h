@@ -70,6 +70,7 @@ struct ParallelQueue {
   std::string name;
   std::string unit_name;  // "locks:<name>", as a schedule names the unit that runs its next step
   std::deque<std::pair<std::uint64_t, Steps>> algorithm_queue;
+  std::uint64_t steps_enqueued = 0;  // ever: what check's partial-order reduction asks
 };
 
 // Task source names used by the model.
@@ -97,6 +98,8 @@ class World {
   Environment* environment(const std::string& id);
   EventLoop* event_loop(const std::string& name);
   ParallelQueue& lock_task_queue(const std::string& partition);  // I-11
+  // How many steps the partition's lock task queue has been given so far (0 if it has none).
+  std::uint64_t lock_steps_enqueued(const std::string& partition) const;
 
   // https://html.spec.whatwg.org/#queue-a-task
   void queue_a_task(Environment* environment, const std::string& source, Steps steps,

@@ -5,6 +5,7 @@
 // on it first and has what it finds confirmed by the model (check/README.md).
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -35,6 +36,8 @@ class ImplReplay {
   const Log& event_log() const;
   int current_step() const;  // the latest top-level step begun
   std::vector<std::string> choices_taken() const;
+  // How many steps the partition's lock task queue has been given so far (0 if it has none).
+  std::uint64_t lock_steps_enqueued(const std::string& partition) const;
 
   // Once. What the chooser or the observer throws goes through, unless it derives from
   // std::exception: that, like the engine's own failures, becomes the outcome's failure.
