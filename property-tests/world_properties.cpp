@@ -373,6 +373,42 @@ void reused_probes_change_only_the_replays() {
                                "observed log:\n" + write_log(log)));
 }
 
+// The cache of states already tried (check/README.md) cuts only subtrees whose twin, reached by
+// another order of commuting units, failed: the same search but for those, so the same verdict,
+// schedule and divergence, in no more replays.
+void cached_states_change_only_the_replays() {
+  const auto world = small_world_with_early_units(/*may_drop_an_event=*/true);
+  const Trace& trace = world.first;
+  const Log& log = world.second;
+  check::Options caching, searching;
+  caching.max_runs = searching.max_runs = 2'000;
+  searching.cache_states = false;
+  const auto without = check::check(trace, log, searching);
+  RC_ASSERT(without.ok());
+  if (without->verdict == check::Verdict::Unknown) {
+    RC_CLASSIFY(true, "unknown without the cache");
+    return;
+  }
+  const auto with = check::check(trace, log, caching);
+  RC_ASSERT(with.ok());
+  RC_CLASSIFY(with->states_already_tried > 0, "states cut");
+  RC_CLASSIFY(with->verdict == check::Verdict::NotAllowed, "not allowed");
+  std::string why;
+  if (with->verdict != without->verdict || with->schedule != without->schedule ||
+      with->readings != without->readings)
+    why = "the verdicts, schedules or readings differ";
+  else if (with->runs > without->runs || without->states_already_tried != 0)
+    why = "the cache cost replays";
+  else if (with->divergence.has_value() != without->divergence.has_value() ||
+           (with->divergence && with->divergence->matched != without->divergence->matched))
+    why = "the divergences differ";
+  if (!why.empty())
+    RC_FAIL(counterexample("check-caches-states-differently", trace,
+                           why + "\ncaching: " + check::to_text(with.value(), trace.name) +
+                               "without: " + check::to_text(without.value(), trace.name) +
+                               "observed log:\n" + write_log(log)));
+}
+
 // lockstep check's soundness on larger worlds (up to six agents, half the generator's size, to
 // keep the CI budget under the sanitizers): a log of the model is never "not allowed" (the search
 // may run out of budget: "unknown" is counted, not failed).
@@ -603,6 +639,7 @@ const std::vector<Property>& world_properties() {
       {"EnginesOfferTheSameChoicePointsWhenSteered",
        engines_offer_the_same_choice_points_when_steered},
       {"UnitsTakenAsIndependentCommute", units_taken_as_independent_commute},
+      {"CachedStatesChangeOnlyTheReplays", cached_states_change_only_the_replays},
   };
   return all;
 }

@@ -40,6 +40,7 @@ void check_searches_the_same_on_both_engines();
 void reused_probes_change_only_the_replays();
 void engines_offer_the_same_choice_points_when_steered();
 void units_taken_as_independent_commute();  // reduction_property.cpp
+void cached_states_change_only_the_replays();
 
 // Every property above, by name.
 const std::vector<Property>& world_properties();

@@ -53,6 +53,10 @@ RC_GTEST_PROP(Worlds, ReusedProbesChangeOnlyTheReplays, ()) {
   reused_probes_change_only_the_replays();
 }
 
+RC_GTEST_PROP(Worlds, CachedStatesChangeOnlyTheReplays, ()) {
+  cached_states_change_only_the_replays();
+}
+
 RC_GTEST_PROP(Worlds, UnitsTakenAsIndependentCommute, ()) {
   units_taken_as_independent_commute();
 }

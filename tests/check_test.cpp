@@ -605,6 +605,31 @@ TEST(Check, LoopsOfOnePartitionCommuteUnlessBothEnqueuedLockSteps) {
   }
 }
 
+// A state reached again by another order of commuting units, whose every schedule failed the first
+// time, is not searched again (check/README.md, "States already tried"): the same verdict and
+// schedule, in fewer replays (169 against 289 when this was written), on either engine.
+TEST(Check, StatesAlreadyTriedAreNotSearchedAgain) {
+  const std::string dir = std::string(LOCKSTEP_SOURCE_DIR) + "/tests/check/";
+  auto trace = read_trace_file(dir + "commuting-units.trace.json");
+  auto log = read_log_file(dir + "commuting-units.log.json");
+  ASSERT_TRUE(trace.ok() && log.ok());
+  for (const bool impl_first : {true, false}) {
+    Options options;
+    options.impl_first = impl_first;
+    const auto caching = check(trace.value(), log.value(), options);
+    options.cache_states = false;
+    const auto searching = check(trace.value(), log.value(), options);
+    ASSERT_TRUE(caching.ok() && searching.ok());
+    EXPECT_EQ(caching->verdict, Verdict::Allowed);
+    EXPECT_EQ(searching->verdict, Verdict::Allowed);
+    EXPECT_EQ(caching->schedule, searching->schedule);
+    EXPECT_GT(caching->states_already_tried, 0u);
+    EXPECT_EQ(searching->states_already_tried, 0u);
+    EXPECT_LT(caching->runs, searching->runs);
+    EXPECT_NE(to_json(caching.value(), "t").find("\"statesAlreadyTried\""), std::string::npos);
+  }
+}
+
 // The rounds of the search (I-26) meet the points of the rounds before them again; their probes
 // are answered from the earlier replays. The same search, each reused probe one replay fewer.
 TEST(Check, ProbesReusedInLaterRoundsSaveReplaysAndChangeNothingElse) {

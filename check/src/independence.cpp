@@ -38,12 +38,17 @@ Independence::Independence(const Trace& trace) {
       loop_queue_bits_[loop].emplace_back(bits.at(partition), partition);
 }
 
-const std::vector<std::pair<std::uint64_t, std::string>>& Independence::lock_queues_reached_by(
+const Independence::LockQueues& Independence::lock_queues_reached_by(
     const std::string& unit) const {
-  static const std::vector<std::pair<std::uint64_t, std::string>> kNone;
-  if (unit.rfind("loop:", 0) != 0) return kNone;
-  const auto found = loop_queue_bits_.find(parse(unit).where);
-  return found == loop_queue_bits_.end() ? kNone : found->second;
+  static const LockQueues kNone;
+  if (const auto known = by_unit_.find(unit); known != by_unit_.end()) return *known->second;
+  const LockQueues* queues = &kNone;
+  if (unit.rfind("loop:", 0) == 0) {
+    const auto found = loop_queue_bits_.find(parse(unit).where);
+    if (found != loop_queue_bits_.end()) queues = &found->second;
+  }
+  by_unit_.emplace(unit, queues);
+  return *queues;
 }
 
 std::string Independence::unit_of(const std::string& choice) {
@@ -51,6 +56,12 @@ std::string Independence::unit_of(const std::string& choice) {
   if (unit.rfind("locks:", 0) == 0) return unit;
   if (unit.rfind("loop:", 0) == 0 && unit.find('/') != std::string::npos) return unit;
   return {};
+}
+
+std::vector<std::string> Independence::loops() const {
+  std::vector<std::string> loops;
+  for (const auto& [loop, partitions] : loop_partitions_) loops.push_back(loop);
+  return loops;
 }
 
 bool Independence::dependent(const std::string& a, const UnitEffect& a_did, const std::string& b,

@@ -9,6 +9,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "lockstep/trace.h"
@@ -40,13 +41,18 @@ class Independence {
 
   // The partitions whose lock task queues a unit of this loop may enqueue on, with their bits;
   // empty for a lock queue's unit, and for a loop's when the trace has over 64 partitions.
-  const std::vector<std::pair<std::uint64_t, std::string>>& lock_queues_reached_by(
-      const std::string& unit) const;
+  // Remembered per unit name: the search asks for every unit it runs.
+  using LockQueues = std::vector<std::pair<std::uint64_t, std::string>>;
+  const LockQueues& lock_queues_reached_by(const std::string& unit) const;
+
+  // The trace's event loops.
+  std::vector<std::string> loops() const;
 
  private:
   std::map<std::string, std::set<std::string>> loop_partitions_;  // event loop -> partitions
   // event loop -> (bit, partition) for each partition an agent on it belongs to
-  std::map<std::string, std::vector<std::pair<std::uint64_t, std::string>>> loop_queue_bits_;
+  std::map<std::string, LockQueues> loop_queue_bits_;
+  mutable std::unordered_map<std::string, const LockQueues*> by_unit_;
 };
 
 }  // namespace lockstep::check

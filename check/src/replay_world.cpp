@@ -17,11 +17,14 @@ class ModelWorld : public ReplayWorld {
                                                                         std::uint64_t,
                                                                         int) { observer(unit); });
   }
+  void after_each_unit(std::function<void()> after_unit) override {
+    world_.set_unit_observer(std::move(after_unit));
+  }
   void set_logging(bool on) override { world_.set_logging(on); }
   const Log& event_log() override { return world_.event_log(); }
   int current_step() const override { return world_.current_step(); }
   std::vector<std::string> choices_taken() const override { return world_.choices_taken(); }
-  std::uint64_t lock_steps_enqueued(const std::string& partition) const override {
+  const std::uint64_t* lock_steps_enqueued(const std::string& partition) const override {
     return world_.lock_steps_enqueued(partition);
   }
   RunResult run() override { return runner_.run(); }
@@ -40,11 +43,14 @@ class ImplWorld : public ReplayWorld {
     replay_.set_chooser(std::move(chooser));
     replay_.set_before_unit_observer(std::move(before_unit));
   }
+  void after_each_unit(std::function<void()> after_unit) override {
+    replay_.set_after_unit_observer(std::move(after_unit));
+  }
   void set_logging(bool on) override { replay_.set_logging(on); }
   const Log& event_log() override { return replay_.event_log(); }
   int current_step() const override { return replay_.current_step(); }
   std::vector<std::string> choices_taken() const override { return replay_.choices_taken(); }
-  std::uint64_t lock_steps_enqueued(const std::string& partition) const override {
+  const std::uint64_t* lock_steps_enqueued(const std::string& partition) const override {
     return replay_.lock_steps_enqueued(partition);
   }
   RunResult run() override {

@@ -23,12 +23,15 @@ class ReplayWorld {
   // Offers the chooser every choice point, those before a step (I-26) and those where only idle
   // periods could start (I-27) included.
   virtual void steer(Chooser chooser, std::function<void(const std::string& unit)> before_unit) = 0;
+  // Called as each unit ends (its microtasks run), before a step that follows begins.
+  virtual void after_each_unit(std::function<void()> after_unit) = 0;
   virtual void set_logging(bool on) = 0;
   virtual const Log& event_log() = 0;
   virtual int current_step() const = 0;
   virtual std::vector<std::string> choices_taken() const = 0;
-  // How many steps the partition's lock task queue has been given so far.
-  virtual std::uint64_t lock_steps_enqueued(const std::string& partition) const = 0;
+  // How many steps the partition's lock task queue has been given so far, kept up to date for
+  // the replay's life (null if it has no queue).
+  virtual const std::uint64_t* lock_steps_enqueued(const std::string& partition) const = 0;
   // The model reports a bad trace by throwing spec::ReplayError; the impl engine's failures
   // throw ImplFailed. What the chooser or the observer throws goes through (on the impl engine,
   // unless it derives from std::exception: check's Stop and BudgetSpent do not).

@@ -121,6 +121,7 @@ std::string to_json(const Report& report, const std::string& trace_name) {
   j["modelRuns"] = report.model_runs;
   j["choicePoints"] = report.choice_points;
   j["reusedProbes"] = report.reused_probes;
+  j["statesAlreadyTried"] = report.states_already_tried;
   j["observedEvents"] = report.observed_events;
   if (report.verdict == Verdict::Allowed) j["schedule"] = report.schedule;
   j["readings"] = readings_json(report.readings);

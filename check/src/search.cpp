@@ -38,6 +38,8 @@
 // explains is answered so. Any other outcome is searched again on the model, which alone gives a
 // divergence its spec steps (search_reading).
 #include <algorithm>
+#include <array>
+#include <bit>
 #include <limits>
 #include <map>
 #include <optional>
@@ -54,6 +56,7 @@
 #include "platform/errors.h"
 #include "platform/step.h"
 #include "replay_world.h"
+#include "state_fingerprint.h"
 
 namespace lockstep::check {
 namespace {
@@ -122,6 +125,11 @@ struct Node {
   // What the units in `order` did when a replay ran them here (partial-order reduction); those
   // tried before `at` sleep with it. Unknown for one no replay has run to its end yet.
   std::vector<UnitEffect> effects;
+  // The state the point was met in (StateFingerprint, with what decides the round's choices
+  // below it) and the units asleep there; once every alternative has failed, a later point met
+  // in the same state with those units asleep, and maybe more, is not searched again.
+  std::optional<std::uint64_t> state;
+  std::vector<std::string> asleep;
   // Choice points after this one that the best alternative's continuation passed (probed nodes).
   std::size_t reach = 0;
   bool reach_complete = false;  // that continuation explained the whole log
@@ -155,7 +163,8 @@ class Search {
         options_(options),
         queries_(query_ids(trace)),
         independence_(trace),
-        reduce_(options.reduce_orders && options.profile == Profile::Normative) {
+        reduce_(options.reduce_orders && options.profile == Profile::Normative),
+        cache_states_(reduce_ && options.cache_states) {
     if (options.partial)
       for_each_action(trace.steps, [&](const Action& a) {
         if (a.op == Op::Terminate || a.op == Op::Unload) may_stop_early_.insert(a.agent);
@@ -192,6 +201,7 @@ class Search {
     // bound searched everything: its verdict is final.
     for (early_bound_ = 0;; ++early_bound_) {
       nodes_.clear();
+      failed_states_.clear();  // tried under this round's bound
       early_bound_hit_ = false;
       // Each round may spend half of what is left, so that a log that needs a waiting step is
       // not kept from the next round by a long search of the schedules without one. A round cut
@@ -228,8 +238,10 @@ class Search {
         return Verdict::Allowed;
       }
       // Backtrack: the deepest choice point with a live alternative not tried yet.
-      while (!nodes_.empty() && nodes_.back().at + 1 >= nodes_.back().order.size())
+      while (!nodes_.empty() && nodes_.back().at + 1 >= nodes_.back().order.size()) {
+        if (nodes_.back().state) failed(*nodes_.back().state, std::move(nodes_.back().asleep));
         nodes_.pop_back();
+      }
       if (nodes_.empty()) return Verdict::NotAllowed;
       ++nodes_.back().at;
     }
@@ -243,6 +255,7 @@ class Search {
   std::uint64_t runs() const { return report_.runs; }
   std::uint64_t choice_points() const { return report_.choice_points; }
   std::uint64_t reused_probes() const { return report_.reused_probes; }
+  std::uint64_t states_already_tried() const { return report_.states_already_tried; }
 
   // The run that explained the log, replayed on the model: the same choices, named the same at
   // every point, must explain it there too. This is how a verdict the impl engine's search found
@@ -349,24 +362,44 @@ class Search {
     Sleepers sleep;
     // The unit running now: the path point whose alternative it is (kSilent for none), and the
     // step counts of the lock task queues it can reach, as it began. What it did is known once
-    // it has ended, at the next point, unit or end of the run (finish_unit).
+    // it has ended (finish_unit, which the world calls then; the next point, unit or end of the
+    // run calls it too, in case).
     struct Running {
       bool active = false;
       std::string unit;
       std::size_t node = kSilent;
+      const Independence::LockQueues* queues = nullptr;
       std::vector<std::uint64_t> steps_before;
     } running;
     std::size_t taken_at = kSilent;  // the path point whose alternative was taken last
+    // Each lock task queue's count of steps given, by its bit (Independence), found once.
+    std::array<const std::uint64_t*, 64> counters{};
+    const auto steps_given = [&](const std::pair<std::uint64_t, std::string>& queue) {
+      const std::uint64_t*& counter = counters[std::countr_zero(queue.first)];
+      if (!counter) counter = world.lock_steps_enqueued(queue.second);
+      return counter ? *counter : 0;
+    };
+    // The state reached (cache_states_): every unit, step begun and choice that runs no unit.
+    std::optional<StateFingerprint> fingerprint;
+    if (cache_states_ && !probe && !confirming_ && !canonical_only_)
+      fingerprint.emplace(independence_);
+    int fingerprinted_step = -1;
+    std::optional<std::uint64_t> state;  // at the point being decided, with the round's counts
+    const auto note_step = [&] {
+      if (!fingerprint || world.current_step() == fingerprinted_step) return;
+      fingerprinted_step = world.current_step();
+      fingerprint->step_began(fingerprinted_step);
+    };
     // A unit ended: notes what it did at its path point, and wakes the sleepers it does not
     // commute with (itself included, if it ran anyway).
     const auto finish_unit = [&] {
       if (!running.active) return;
       running.active = false;
-      const auto& queues = independence_.lock_queues_reached_by(running.unit);
+      const Independence::LockQueues& queues = *running.queues;
       UnitEffect did{!queues.empty(), 0};
       for (std::size_t k = 0; k < queues.size(); ++k)
-        if (world.lock_steps_enqueued(queues[k].second) != running.steps_before[k])
-          did.lock_queues |= queues[k].first;
+        if (steps_given(queues[k]) != running.steps_before[k]) did.lock_queues |= queues[k].first;
+      if (fingerprint) fingerprint->unit_ran(running.unit, did);
       if (running.node != kSilent) {
         Node& node = nodes_[running.node];
         node.effects.resize(node.order.size());
@@ -426,14 +459,22 @@ class Search {
       // An exploring replay meets a new choice point: trusted (see the top of this file), or
       // ordered by probing its alternatives.
       Node node;
+      if (state && tried_before(*state, sleep)) {
+        ++report_.states_already_tried;
+        throw Stop{};  // every schedule on from here was searched from another path
+      }
       if (here < trusted_until) node = trusted_node(point, sleep);
       if (node.order.empty()) {
         node = order_alternatives(point, here, sleep, here == canonical_dead_at);
-        if (node.order.empty()) throw Stop{};  // every alternative is dead
-        trusted_until = here + node.reach;     // all but the last point the continuation passed
+        if (node.order.empty()) {  // every alternative is dead
+          if (state) failed(*state, names_of(sleep));
+          throw Stop{};
+        }
+        trusted_until = here + node.reach;  // all but the last point the continuation passed
         canonical_dead_at = node.reach_complete ? kSilent : trusted_until;
       }
       node.before = progress;
+      if (state) node.state = state, node.asleep = names_of(sleep);
       nodes_.push_back(std::move(node));
       ++depth;
       taken_at = here;
@@ -446,6 +487,7 @@ class Search {
     const auto chooser = [&](const ChoicePoint& point) -> std::size_t {
       finish_unit();
       taken_at = kSilent;
+      note_step();
       check_events();
       steps.clear();
       if (point.idle_only && canonical_only_) return 0;  // the canonical schedule starts them
@@ -459,7 +501,20 @@ class Search {
         if (after_probe) ++probe->before_steps;
         return 0;
       }
+      if (fingerprint) {
+        // The state, with what decides this round's choices after it: the steps let wait so
+        // far, and whether the current one waits, and what kind of point this is.
+        std::uint64_t key = fingerprint->value();
+        for (const std::uint64_t part :
+             {std::uint64_t{late_steps}, std::uint64_t{waits_already},
+              std::uint64_t{point.before_step}, std::uint64_t{point.idle_only}})
+          key = (key ^ part) * 0x100000001b3u;
+        state = key;
+      }
       const std::size_t picked = decide(point);
+      state.reset();
+      if (fingerprint && Independence::unit_of(point.names[picked]).empty())
+        fingerprint->everything(point.names[picked]);
       if (bounded && picked != 0) {
         ++late_steps;
         late_step = world.current_step();
@@ -471,6 +526,7 @@ class Search {
     };
     const auto before_unit = [&](const std::string& unit) {
       finish_unit();
+      note_step();
       check_events();
       steps.clear();  // the steps noted with a divergence are those of the unit that logged it
       running.active = true;
@@ -481,12 +537,13 @@ class Search {
           Independence::unit_of(nodes_[taken_at].names[nodes_[taken_at].at]) == unit;
       running.node = taken_here ? taken_at : kSilent;
       taken_at = kSilent;
-      const auto& queues = independence_.lock_queues_reached_by(unit);
-      running.steps_before.resize(queues.size());
-      for (std::size_t k = 0; k < queues.size(); ++k)
-        running.steps_before[k] = world.lock_steps_enqueued(queues[k].second);
+      running.queues = &independence_.lock_queues_reached_by(unit);
+      running.steps_before.resize(running.queues->size());
+      for (std::size_t k = 0; k < running.queues->size(); ++k)
+        running.steps_before[k] = steps_given((*running.queues)[k]);
     };
-    world.steer(chooser, before_unit);  // with points before steps (I-26) and idle-only (I-27)
+    world.steer(chooser, before_unit);   // with points before steps (I-26) and idle-only (I-27)
+    world.after_each_unit(finish_unit);  // before a step that follows adds its own lock steps
     // How the replay ended: a probe's outcome depends on the round (outcome_of); an exploring
     // replay's only on whether it explained the whole log.
     const auto ended = [&](bool explained) {
@@ -720,6 +777,31 @@ class Search {
   // round re-searches the schedules of the rounds before it (I-26), so it meets the same points
   // and would probe them again.
   std::unordered_map<ChoicePath, ProbeRecord, ChoicePath::Hash> probed_;
+  // States whose every schedule failed in this round, with the units asleep when they were tried.
+  bool cache_states_;
+  std::unordered_map<std::uint64_t, std::vector<std::vector<std::string>>> failed_states_;
+
+  static std::vector<std::string> names_of(const Sleepers& sleep) {
+    std::vector<std::string> names;
+    for (const Sleeper& s : sleep) names.push_back(s.unit);
+    return names;
+  }
+  void failed(std::uint64_t state, std::vector<std::string> asleep) {
+    failed_states_[state].push_back(std::move(asleep));
+  }
+  // Whether the state was tried with no unit asleep that is not asleep now: its search then
+  // covered every schedule this one would search (sleep sets with state caching).
+  bool tried_before(std::uint64_t state, const Sleepers& sleep) const {
+    const auto found = failed_states_.find(state);
+    if (found == failed_states_.end()) return false;
+    for (const std::vector<std::string>& asleep : found->second)
+      if (std::all_of(asleep.begin(), asleep.end(), [&](const std::string& unit) {
+            return std::any_of(sleep.begin(), sleep.end(),
+                               [&](const Sleeper& s) { return s.unit == unit; });
+          }))
+        return true;
+    return false;
+  }
 };
 
 // The search under one readings: on the impl engine first (Options::impl_first), whose schedule
@@ -728,7 +810,8 @@ class Search {
 // divergence its spec steps.
 Report search_reading(const Trace& trace, const Readings& readings, const Log& observed,
                       const Options& options) {
-  std::uint64_t impl_runs = 0, impl_choice_points = 0, impl_reused_probes = 0, unconfirmed = 0;
+  std::uint64_t impl_runs = 0, impl_choice_points = 0, impl_reused_probes = 0, unconfirmed = 0,
+                impl_states_already_tried = 0;
   if (options.impl_first) {
     Search search(trace, readings, observed, options, SearchEngine::Impl);
     try {
@@ -743,6 +826,7 @@ Report search_reading(const Trace& trace, const Readings& readings, const Log& o
     impl_runs = search.runs() - unconfirmed;
     impl_choice_points = search.choice_points();
     impl_reused_probes = search.reused_probes();
+    impl_states_already_tried = search.states_already_tried();
   }
   Options model_options = options;
   model_options.impl_first = false;
@@ -751,6 +835,7 @@ Report search_reading(const Trace& trace, const Readings& readings, const Log& o
   report.runs += impl_runs + unconfirmed;
   report.choice_points += impl_choice_points;
   report.reused_probes += impl_reused_probes;
+  report.states_already_tried += impl_states_already_tried;
   return report;
 }
 
@@ -759,7 +844,8 @@ Report search_reading(const Trace& trace, const Readings& readings, const Log& o
 // the one that got furthest (the first reading's on a tie).
 Report search_every_reading(const Trace& trace, const Log& observed, const Options& options) {
   Report result;
-  std::uint64_t runs = 0, model_runs = 0, choice_points = 0, reused_probes = 0;
+  std::uint64_t runs = 0, model_runs = 0, choice_points = 0, reused_probes = 0,
+                states_already_tried = 0;
   bool unknown = false;
   const std::vector<Readings> readings = trace.readings_that_matter();
   for (std::size_t i = 0; i < readings.size(); ++i) {
@@ -769,6 +855,7 @@ Report search_every_reading(const Trace& trace, const Log& observed, const Optio
     model_runs += report.model_runs;
     choice_points += report.choice_points;
     reused_probes += report.reused_probes;
+    states_already_tried += report.states_already_tried;
     unknown = unknown || report.verdict == Verdict::Unknown;
     const auto reach = [](const Report& r) { return r.divergence ? r.divergence->matched + 1 : 0; };
     if (report.verdict == Verdict::Allowed || result.readings_searched == 0 ||
@@ -783,6 +870,7 @@ Report search_every_reading(const Trace& trace, const Log& observed, const Optio
   result.model_runs = model_runs;
   result.choice_points = choice_points;
   result.reused_probes = reused_probes;
+  result.states_already_tried = states_already_tried;
   return result;
 }
 

@@ -67,6 +67,10 @@ void ImplReplay::set_before_unit_observer(std::function<void(const std::string&)
   if (runner_) runner_->runtime().set_before_unit_observer(std::move(observer));
 }
 
+void ImplReplay::set_after_unit_observer(std::function<void()> observer) {
+  if (runner_) runner_->runtime().set_after_unit_observer(std::move(observer));
+}
+
 void ImplReplay::set_logging(bool on) {
   if (runner_) runner_->runtime().set_logging(on);
 }
@@ -84,8 +88,8 @@ std::vector<std::string> ImplReplay::choices_taken() const {
   return runner_ ? runner_->runtime().take_choices() : std::vector<std::string>{};
 }
 
-std::uint64_t ImplReplay::lock_steps_enqueued(const std::string& partition) const {
-  return runner_ ? runner_->runtime().lock_steps_enqueued(partition) : 0;
+const std::uint64_t* ImplReplay::lock_steps_enqueued(const std::string& partition) const {
+  return runner_ ? runner_->runtime().lock_steps_enqueued(partition) : nullptr;
 }
 
 RunOutcome ImplReplay::run() {

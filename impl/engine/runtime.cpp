@@ -497,6 +497,7 @@ std::size_t Runtime::choose_by_chooser() {
 void Runtime::run_chosen_unit(const Unit& unit) {
   if (before_unit_) before_unit_(*unit.name);
   run_unit(unit);
+  if (after_unit_) after_unit_();
 }
 
 void Runtime::run_unit(const Unit& unit) {

@@ -270,10 +270,15 @@ class Runtime {
   void set_before_unit_observer(std::function<void(const std::string&)> observer) {
     before_unit_ = std::move(observer);
   }
-  // How many steps the partition's lock task queue has been given so far (0 if it has none).
-  std::uint64_t lock_steps_enqueued(const std::string& partition) const {
+  // Called as each unit ends, its microtasks run (before a step that follows begins).
+  void set_after_unit_observer(std::function<void()> observer) {
+    after_unit_ = std::move(observer);
+  }
+  // How many steps the partition's lock task queue has been given so far, kept up to date for
+  // the runtime's life (null if it has no queue).
+  const std::uint64_t* lock_steps_enqueued(const std::string& partition) const {
     const auto found = lock_queues_.find(partition);
-    return found == lock_queues_.end() ? 0 : found->second.steps_enqueued;
+    return found == lock_queues_.end() ? nullptr : &found->second.steps_enqueued;
   }
 
  private:
@@ -350,6 +355,7 @@ class Runtime {
   bool offer_early_units_ = false;
   bool offer_putting_off_idle_ = false;
   std::function<void(const std::string&)> before_unit_;
+  std::function<void()> after_unit_;
   ChoicePoint choice_point_;              // reused from point to point
   std::vector<std::size_t> model_order_;  // order_as_the_model()'s
   SchedulerHooks* hooks_ = nullptr;

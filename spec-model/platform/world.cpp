@@ -56,9 +56,9 @@ EventLoop* World::event_loop(const std::string& name) {
   return nullptr;
 }
 
-std::uint64_t World::lock_steps_enqueued(const std::string& partition) const {
+const std::uint64_t* World::lock_steps_enqueued(const std::string& partition) const {
   const auto found = lock_task_queues_.find(partition);
-  return found == lock_task_queues_.end() ? 0 : found->second.steps_enqueued;
+  return found == lock_task_queues_.end() ? nullptr : &found->second.steps_enqueued;
 }
 
 ParallelQueue& World::lock_task_queue(const std::string& partition) {

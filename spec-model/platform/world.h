@@ -98,8 +98,9 @@ class World {
   Environment* environment(const std::string& id);
   EventLoop* event_loop(const std::string& name);
   ParallelQueue& lock_task_queue(const std::string& partition);  // I-11
-  // How many steps the partition's lock task queue has been given so far (0 if it has none).
-  std::uint64_t lock_steps_enqueued(const std::string& partition) const;
+  // How many steps the partition's lock task queue has been given so far, kept up to date for
+  // the world's life (null if it has no queue).
+  const std::uint64_t* lock_steps_enqueued(const std::string& partition) const;
 
   // https://html.spec.whatwg.org/#queue-a-task
   void queue_a_task(Environment* environment, const std::string& source, Steps steps,
@@ -147,8 +148,9 @@ class World {
 
   // Pinned choices (`schedule`), consumed one per choice point; then the canonical policy.
   void pin_choices(std::vector<std::string> choices);
-  // Called after every unit the world runs while settling: where the property tests check the
-  // model's invariants (property-tests/world_properties.cpp). Not part of any spec.
+  // Called after every unit the world runs while settling or before a step: where the property
+  // tests check the model's invariants (property-tests/world_properties.cpp) and check's search
+  // measures what each unit did. Not part of any spec.
   void set_unit_observer(std::function<void()> observer) { unit_observer_ = std::move(observer); }
   // Called just before a unit runs, with its name as a schedule names it, the world-wide age of
   // the work it runs (for a scheduler unit, the scheduler task's) and, for a scheduler unit, the

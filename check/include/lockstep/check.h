@@ -50,6 +50,10 @@ struct Options {
   // A probe made in one round of the search (I-26) answers the same probe in later rounds instead
   // of a replay: the same search, fewer replays. Off: every probe replayed (for tests).
   bool reuse_probes = true;
+  // With the reduction: a choice point met in a state whose every schedule failed already in
+  // this round, reached by another order of commuting units, is not searched again
+  // (check/README.md, "States already tried"). Off: for tests that compare the two.
+  bool cache_states = true;
 };
 
 enum class Verdict { Allowed, NotAllowed, Unknown };
@@ -80,6 +84,8 @@ struct Report {
   // Probes answered from the same probe in an earlier round of the search (I-26) instead of a
   // replay; not counted in runs.
   std::uint64_t reused_probes = 0;
+  // Choice points not searched because their state had been searched from another path.
+  std::uint64_t states_already_tried = 0;
   std::size_t observed_events = 0;
   std::vector<std::string> schedule;     // Allowed: the choices of a run that produced the log,
                                          // as pins that replay it

@@ -32,12 +32,15 @@ class ImplReplay {
   void offer_early_units(bool offer);       // points before a step (I-26)
   void offer_putting_off_idle(bool offer);  // points where only idle periods could start (I-27)
   void set_before_unit_observer(std::function<void(const std::string& unit)> observer);
+  // Called as each unit ends (its microtasks run), before anything else does.
+  void set_after_unit_observer(std::function<void()> observer);
   void set_logging(bool on);  // off: nothing is logged until it is on again
   const Log& event_log() const;
   int current_step() const;  // the latest top-level step begun
   std::vector<std::string> choices_taken() const;
-  // How many steps the partition's lock task queue has been given so far (0 if it has none).
-  std::uint64_t lock_steps_enqueued(const std::string& partition) const;
+  // How many steps the partition's lock task queue has been given so far, kept up to date for
+  // the replay's life (null if it has no queue).
+  const std::uint64_t* lock_steps_enqueued(const std::string& partition) const;
 
   // Once. What the chooser or the observer throws goes through, unless it derives from
   // std::exception: that, like the engine's own failures, becomes the outcome's failure.
