@@ -157,7 +157,8 @@ int main(int argc, char** argv) {
                       "engine first, and the model replays a schedule it finds to confirm it)");
   check_cmd->add_flag("--every-interleaving", check.every_interleaving,
                       "Search every order of units that commute too (by default a schedule that "
-                      "differs from one searched only by such an order is skipped)");
+                      "differs from one searched only by such an order is skipped, and so is a "
+                      "state already searched from another path)");
 
   lockstep::cli::ShrinkArgs shrink;
   auto* shrink_cmd = app.add_subcommand(

@@ -11,8 +11,9 @@
 // loop's unit touches the lock task queue of each partition it gave steps to; a lock task queue's
 // steps share that queue and touch every loop's idle gate, which its idle units touch too. A unit
 // of a trace task, a choice that runs no unit and a step that begins are ordered against
-// everything. What a unit did may be over-counted (a step run before the next callback adds its
-// own steps), which only tells more runs apart.
+// everything. What a unit did is measured as it ends, before a step that follows can add lock
+// steps of its own, so a unit gets the same effect in every order. The sum is 64 bits: two
+// different classes share one with a chance of about n²/2^65 for n states recorded.
 #pragma once
 
 #include <cstdint>
