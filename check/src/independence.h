@@ -17,8 +17,9 @@
 namespace lockstep::check {
 
 // What a task of an event loop did that another loop's task can see: the lock task queues
-// (partitions, as bits of Independence::partition_index) it enqueued steps on, while it and its
-// microtasks ran. Measured on the replay that ran it; unknown until then, and taken as everything.
+// (partitions, as the bits lock_queues_reached_by gives them) it enqueued steps on, while it and
+// its microtasks ran. Measured on the replay that ran it; unknown until then, and taken as
+// everything.
 struct UnitEffect {
   bool known = false;
   std::uint64_t lock_queues = 0;

@@ -109,8 +109,6 @@ struct Progress {
   std::map<std::string, std::size_t> unobserved;  // --partial: model events past the observed
 };
 
-// A choice point of the search tree: its live alternatives (unit indexes) in the order they are
-// explored, and which one the current path takes.
 // An alternative searched before at a point of the path, and what it did there.
 struct Sleeper {
   std::string unit;
@@ -118,6 +116,8 @@ struct Sleeper {
 };
 using Sleepers = std::vector<Sleeper>;
 
+// A choice point of the search tree: its live alternatives (unit indexes) in the order they are
+// explored, and which one the current path takes.
 struct Node {
   std::vector<std::size_t> order;
   std::vector<std::string> names;  // of those units, for the reported schedule
