@@ -20,6 +20,7 @@
 #include "runner/trace_runner.h"
 #include "state_fingerprint.h"
 #include "steered.h"
+#include "unit_meter.h"
 #include "world_properties.h"
 
 namespace lockstep::properties {
@@ -30,7 +31,8 @@ using check::UnitEffect;
 
 // A run of the model that takes `prefix` (indexes) at its first points, then the two units of
 // the pair in order, then the canonical choice at each point, or `follow`'s names if given. It
-// measures what each unit did and keeps the state's fingerprint as check's search does.
+// measures what each unit did with the search's own meter and keeps the state's fingerprint as
+// the search does.
 struct PairRun {
   Log log;
   std::vector<std::string> tail;  // the names taken at the points after the pair
@@ -51,8 +53,9 @@ PairRun run_pair(const Trace& trace, const std::vector<std::size_t>& prefix,
   enum class Phase { Prefix, FirstChosen, FirstRunning, SecondDue, SecondRunning, Tail, Broken };
   Phase phase = Phase::Prefix;
   check::StateFingerprint fingerprint(independence);
-  std::string running;  // the unit running, if any
-  std::vector<std::uint64_t> steps_before;
+  check::UnitMeter meter(independence, [&world](const std::string& partition) {
+    return world.lock_steps_enqueued(partition);
+  });
   int step_seen = -1;
   const auto pair_ended = [&] {
     out.pair_ran = true;
@@ -62,18 +65,13 @@ PairRun run_pair(const Trace& trace, const std::vector<std::size_t>& prefix,
   // As each unit ends (the world calls it then), and at every point, unit and the end: the unit
   // that ran has ended, or a step began.
   const auto unit_ended = [&] {
-    if (!running.empty()) {
-      const auto& queues = independence.lock_queues_reached_by(running);
-      UnitEffect did{!queues.empty(), 0};
-      for (std::size_t k = 0; k < queues.size(); ++k)
-        if (*world.lock_steps_enqueued(queues[k].second) != steps_before[k])
-          did.lock_queues |= queues[k].first;
-      fingerprint.unit_ran(running, did);
+    if (meter.running()) {
+      const UnitEffect did = meter.ended();
+      fingerprint.unit_ran(meter.unit(), did);
       if (phase == Phase::FirstRunning)
         out.first_did = did, phase = Phase::SecondDue;
-      else if (phase == Phase::SecondRunning && running == second)
+      else if (phase == Phase::SecondRunning && meter.unit() == second)
         pair_ended();
-      running.clear();
     }
   };
   const auto between_units = [&] {
@@ -132,10 +130,7 @@ PairRun run_pair(const Trace& trace, const std::vector<std::size_t>& prefix,
       // Not offered at a point: it runs next only if it is the one unit left.
       phase = unit == second ? Phase::SecondRunning : Phase::Broken;
     }
-    running = unit;
-    steps_before.clear();
-    for (const auto& [bit, partition] : independence.lock_queues_reached_by(unit))
-      steps_before.push_back(*world.lock_steps_enqueued(partition));
+    meter.began(unit);
   });
   world.set_unit_observer(unit_ended);
   out.log = runner.run().log;

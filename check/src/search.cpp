@@ -38,8 +38,6 @@
 // explains is answered so. Any other outcome is searched again on the model, which alone gives a
 // divergence its spec steps (search_reading).
 #include <algorithm>
-#include <array>
-#include <bit>
 #include <limits>
 #include <map>
 #include <optional>
@@ -57,6 +55,7 @@
 #include "platform/step.h"
 #include "replay_world.h"
 #include "state_fingerprint.h"
+#include "unit_meter.h"
 
 namespace lockstep::check {
 namespace {
@@ -360,25 +359,14 @@ class Search {
     // Units asleep here (partial-order reduction): alternatives searched before at a point of the
     // path, while only units independent of them have run since.
     Sleepers sleep;
-    // The unit running now: the path point whose alternative it is (kSilent for none), and the
-    // step counts of the lock task queues it can reach, as it began. What it did is known once
-    // it has ended (finish_unit, which the world calls then; the next point, unit or end of the
-    // run calls it too, in case).
-    struct Running {
-      bool active = false;
-      std::string unit;
-      std::size_t node = kSilent;
-      const Independence::LockQueues* queues = nullptr;
-      std::vector<std::uint64_t> steps_before;
-    } running;
+    // What the unit running now did is known once it has ended (finish_unit, which the world
+    // calls then; the next point, unit or end of the run calls it too, in case). running_node is
+    // the path point whose alternative it is (kSilent for none).
+    UnitMeter meter(independence_, [&world](const std::string& partition) {
+      return world.lock_steps_enqueued(partition);
+    });
+    std::size_t running_node = kSilent;
     std::size_t taken_at = kSilent;  // the path point whose alternative was taken last
-    // Each lock task queue's count of steps given, by its bit (Independence), found once.
-    std::array<const std::uint64_t*, 64> counters{};
-    const auto steps_given = [&](const std::pair<std::uint64_t, std::string>& queue) {
-      const std::uint64_t*& counter = counters[std::countr_zero(queue.first)];
-      if (!counter) counter = world.lock_steps_enqueued(queue.second);
-      return counter ? *counter : 0;
-    };
     // The state reached (cache_states_): every unit, step begun and choice that runs no unit.
     std::optional<StateFingerprint> fingerprint;
     if (cache_states_ && !probe && !confirming_ && !canonical_only_)
@@ -393,21 +381,17 @@ class Search {
     // A unit ended: notes what it did at its path point, and wakes the sleepers it does not
     // commute with (itself included, if it ran anyway).
     const auto finish_unit = [&] {
-      if (!running.active) return;
-      running.active = false;
-      const Independence::LockQueues& queues = *running.queues;
-      UnitEffect did{!queues.empty(), 0};
-      for (std::size_t k = 0; k < queues.size(); ++k)
-        if (steps_given(queues[k]) != running.steps_before[k]) did.lock_queues |= queues[k].first;
-      if (fingerprint) fingerprint->unit_ran(running.unit, did);
-      if (running.node != kSilent) {
-        Node& node = nodes_[running.node];
+      if (!meter.running()) return;
+      const UnitEffect did = meter.ended();
+      if (fingerprint) fingerprint->unit_ran(meter.unit(), did);
+      if (running_node != kSilent) {
+        Node& node = nodes_[running_node];
         node.effects.resize(node.order.size());
         node.effects[node.at] = did;
       }
       sleep.erase(std::remove_if(sleep.begin(), sleep.end(),
                                  [&](const Sleeper& s) {
-                                   return independence_.dependent(s.unit, s.did, running.unit, did);
+                                   return independence_.dependent(s.unit, s.did, meter.unit(), did);
                                  }),
                   sleep.end());
     };
@@ -529,18 +513,13 @@ class Search {
       note_step();
       check_events();
       steps.clear();  // the steps noted with a divergence are those of the unit that logged it
-      running.active = true;
-      running.unit = unit;
       // The alternative the path took at its last point, if this is it (not a unit run after it).
       const bool taken_here =
           taken_at != kSilent &&
           Independence::unit_of(nodes_[taken_at].names[nodes_[taken_at].at]) == unit;
-      running.node = taken_here ? taken_at : kSilent;
+      running_node = taken_here ? taken_at : kSilent;
       taken_at = kSilent;
-      running.queues = &independence_.lock_queues_reached_by(unit);
-      running.steps_before.resize(running.queues->size());
-      for (std::size_t k = 0; k < running.queues->size(); ++k)
-        running.steps_before[k] = steps_given((*running.queues)[k]);
+      meter.began(unit);
     };
     world.steer(chooser, before_unit);   // with points before steps (I-26) and idle-only (I-27)
     world.after_each_unit(finish_unit);  // before a step that follows adds its own lock steps
