@@ -160,7 +160,7 @@ void units_taken_as_independent_commute() {
     const ChoicePoint& point = drawn.points[k];
     for (const std::string& x : point.names)
       for (const std::string& y : point.names) {
-        const std::string a = Independence::unit_of(x), b = Independence::unit_of(y);
+        const std::string a(Independence::unit_of(x)), b(Independence::unit_of(y));
         if (a.rfind("loop:", 0) != 0 || b.rfind("loop:", 0) != 0 || a >= b) continue;
         pairs.push_back(Pair{k, a, b});
       }

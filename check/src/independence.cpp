@@ -5,13 +5,13 @@
 namespace lockstep::check {
 namespace {
 
-struct Parsed {
+struct Parsed {  // views into the unit's name
   bool lock_queue = false;
-  std::string where;   // the partition of a lock task queue, or the event loop
-  std::string source;  // a loop's task source ("trace", "web-locks", "scheduler", "idle", ...)
+  std::string_view where;   // the partition of a lock task queue, or the event loop
+  std::string_view source;  // a loop's task source ("trace", "web-locks", "scheduler", "idle", ...)
 };
 
-Parsed parse(const std::string& unit) {
+Parsed parse(std::string_view unit) {
   Parsed p;
   if (unit.rfind("locks:", 0) == 0) {
     p.lock_queue = true;
@@ -51,10 +51,10 @@ const Independence::LockQueues& Independence::lock_queues_reached_by(
   return *queues;
 }
 
-std::string Independence::unit_of(const std::string& choice) {
-  std::string unit(pins::unit_of(choice));
-  if (unit.rfind("locks:", 0) == 0) return unit;
-  if (unit.rfind("loop:", 0) == 0 && unit.find('/') != std::string::npos) return unit;
+std::string_view Independence::unit_of(std::string_view choice) {
+  const std::string_view unit = pins::unit_of(choice);
+  if (unit.starts_with("locks:")) return unit;
+  if (unit.starts_with("loop:") && unit.find('/') != std::string_view::npos) return unit;
   return {};
 }
 

@@ -9,6 +9,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -32,7 +33,8 @@ class Independence {
   // The unit a choice names ("locks:<partition>" or "loop:<loop>/<source>", an "early:" pin's
   // unit included); empty for a choice that runs no unit or begins a step ("step", "idle",
   // "settled"), which the search takes as dependent on everything.
-  static std::string unit_of(const std::string& choice);
+  // A view into `choice`: no copy, as the search asks at every point.
+  static std::string_view unit_of(std::string_view choice);
 
   // Whether two units (unit_of) may fail to commute; true when unsure. With both units' effects
   // known, two loops that share a partition are independent unless both enqueued lock steps on
@@ -50,9 +52,10 @@ class Independence {
   std::vector<std::string> loops() const;
 
  private:
-  std::map<std::string, std::set<std::string>> loop_partitions_;  // event loop -> partitions
+  // event loop -> partitions (std::less<>: looked up by views into unit names)
+  std::map<std::string, std::set<std::string>, std::less<>> loop_partitions_;
   // event loop -> (bit, partition) for each partition an agent on it belongs to
-  std::map<std::string, LockQueues> loop_queue_bits_;
+  std::map<std::string, LockQueues, std::less<>> loop_queue_bits_;
   mutable std::unordered_map<std::string, const LockQueues*> by_unit_;
 };
 

@@ -421,7 +421,7 @@ class Search {
           throw Stop{};  // the model offers other units here than the impl engine did
         if (reduce_)
           for (std::size_t i = 0; i < node.at; ++i)
-            sleep.push_back(Sleeper{Independence::unit_of(node.names[i]),
+            sleep.push_back(Sleeper{std::string(Independence::unit_of(node.names[i])),
                                     i < node.effects.size() ? node.effects[i] : UnitEffect{}});
         taken_at = here;
         if (here + 1 == follow_until) {  // the path's last point: matching resumes after it
@@ -576,7 +576,7 @@ class Search {
     }
     if (sleep.empty()) return all;
     const auto asleep = [&](std::size_t i) {
-      const std::string unit = Independence::unit_of(point.names[i]);
+      const std::string_view unit = Independence::unit_of(point.names[i]);
       return !unit.empty() && std::any_of(sleep.begin(), sleep.end(),
                                           [&](const Sleeper& s) { return s.unit == unit; });
     };
