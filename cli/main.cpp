@@ -154,7 +154,8 @@ int main(int argc, char** argv) {
                       "unloads it (the report lists what was assumed unobservable)");
   check_cmd->add_flag("--model-only", check.model_only,
                       "Search on the spec model only (by default the search runs on the impl "
-                      "engine first, and the model replays a schedule it finds to confirm it)");
+                      "engine first, and the model replays a schedule it finds to confirm it; "
+                      "a search that runs out of budget there is unknown without the model)");
   check_cmd->add_flag("--every-interleaving", check.every_interleaving,
                       "Search every order of units that commute too (by default a schedule that "
                       "differs from one searched only by such an order is skipped, and so is a "

@@ -670,5 +670,32 @@ TEST(Check, TheBudgetGivesUnknown) {
   EXPECT_EQ(report->verdict, Verdict::Unknown);
 }
 
+// A search whose budget runs out on the impl engine is not made again on the model, whose search
+// would make the same replays: the same divergence, without the spec steps only the model names.
+TEST(Check, ASearchOutOfBudgetOnTheImplEngineIsNotSearchedAgainOnTheModel) {
+  Case c = corpus_case("web-locks/example-nested-deadlock");
+  c.log.events.pop_back();
+  Options options, model_only;
+  options.max_runs = model_only.max_runs = 3;
+  model_only.impl_first = false;
+  const auto fast = check(c.trace, c.log, options);
+  const auto slow = check(c.trace, c.log, model_only);
+  ASSERT_TRUE(fast.ok() && slow.ok());
+  ASSERT_EQ(fast->verdict, Verdict::Unknown);
+  ASSERT_EQ(slow->verdict, Verdict::Unknown);
+  EXPECT_EQ(fast->model_runs, 0u);
+  EXPECT_EQ(fast->runs, slow->runs);
+  EXPECT_EQ(fast->choice_points, slow->choice_points);
+  ASSERT_TRUE(fast->divergence && slow->divergence);
+  EXPECT_EQ(fast->divergence->agent, slow->divergence->agent);
+  EXPECT_EQ(fast->divergence->agent_index, slow->divergence->agent_index);
+  EXPECT_EQ(fast->divergence->instead, slow->divergence->instead);
+  ASSERT_FALSE(slow->divergence->instead.empty());
+  EXPECT_FALSE(slow->divergence->spec_steps.empty());
+  EXPECT_TRUE(fast->divergence->spec_steps.empty());
+  EXPECT_NE(to_text(fast.value(), "nested").find("spec steps: not looked up"), std::string::npos);
+  EXPECT_EQ(to_text(slow.value(), "nested").find("not looked up"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace lockstep::check

@@ -65,6 +65,9 @@ std::string explain(const Report& report) {
       out << (i ? ", " : " ") << d.spec_steps[i];
     if (d.spec_steps.size() > kShown) out << " (+" << d.spec_steps.size() - kShown << " more)";
     out << "\n";
+  } else if (report.verdict == Verdict::Unknown && report.model_runs == 0 && !d.instead.empty()) {
+    out << "spec steps: not looked up (the budget ran out on the impl engine; --model-only "
+           "searches the model, which names them)\n";
   }
   return out.str();
 }

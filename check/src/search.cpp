@@ -35,8 +35,9 @@
 // whole search runs on the impl engine, which offers the model's choice points (ReplayWorld,
 // lockstep/impl_replay.h), so it makes the model's replays at a fraction of their cost. The run
 // it finds is replayed once on the model, by the same choices, and only a log the model then
-// explains is answered so. Any other outcome is searched again on the model, which alone gives a
-// divergence its spec steps (search_reading).
+// explains is answered so. A search whose budget runs out is unknown without the model, whose
+// search would make the same replays. Any other outcome is searched again on the model, which
+// alone gives a divergence its spec steps (search_reading).
 #include <algorithm>
 #include <limits>
 #include <map>
@@ -784,9 +785,9 @@ class Search {
 };
 
 // The search under one readings: on the impl engine first (Options::impl_first), whose schedule
-// the model then confirms with one replay that takes the same choices; otherwise, or if the impl
-// engine fails, does not explain the log or is not confirmed, on the model, which alone gives a
-// divergence its spec steps.
+// the model then confirms with one replay that takes the same choices; a search whose budget ran
+// out there is unknown; otherwise, or if the impl engine fails, rules the log out or is not
+// confirmed, on the model, which alone gives a divergence its spec steps.
 Report search_reading(const Trace& trace, const Readings& readings, const Log& observed,
                       const Options& options) {
   std::uint64_t impl_runs = 0, impl_choice_points = 0, impl_reused_probes = 0, unconfirmed = 0,
@@ -796,6 +797,10 @@ Report search_reading(const Trace& trace, const Readings& readings, const Log& o
     try {
       const Report report = search.run();
       if (search.canonical_on_impl()) return report;
+      // The budget ran out: the model's search makes the same replays in the same order
+      // (CheckSearchesTheSameOnBothEngines), so it would end unknown too, at several times the
+      // cost. The divergence has no spec steps then (only the model trails them).
+      if (report.verdict == Verdict::Unknown) return report;
       if (report.verdict == Verdict::Allowed)
         if (std::optional<Report> confirmed = search.confirmed_by_the_model()) return *confirmed;
       unconfirmed = report.verdict == Verdict::Allowed ? 1 : 0;  // a model replay that disagreed
