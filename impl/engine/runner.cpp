@@ -167,24 +167,20 @@ void Runner::run_top_level(int index, const Action& step) {
   if (step.settle) rt_.settle();
 }
 
-// The events of callbacks and settlements are built only when the runtime keeps them (check's
-// search turns the log off along a prefix it has matched already).
+// The events of callbacks and settlements are recorded as the trace ids they name, and only when
+// the runtime keeps a log (check's search turns it off along a prefix it has matched already).
 Completion Runner::call_lock_granted_callback(const CallbackRef& callback, const Value& lock_info) {
-  if (rt_.logging())
-    rt_.log(callback.env, "callback",
-            members_of("request", Value::string(std::string(callback.owner)), "lock", lock_info));
+  rt_.log_callback(callback.env, "callback", "request", callback.owner, true, lock_info);
   return call_callback(callback);
 }
 
 Completion Runner::call_post_task_callback(const CallbackRef& callback) {
-  if (rt_.logging())
-    rt_.log(callback.env, "task", members_of("task", Value::string(std::string(callback.owner))));
+  rt_.log_callback(callback.env, "task", "task", callback.owner);
   return call_callback(callback);
 }
 
 void Runner::call_idle_request_callback(const CallbackRef& callback) {
-  if (rt_.logging())
-    rt_.log(callback.env, "idle", members_of("id", Value::string(std::string(callback.owner))));
+  rt_.log_callback(callback.env, "idle", "id", callback.owner);
   call_callback(callback);
 }
 
@@ -252,19 +248,13 @@ Completion Runner::finish(Activation& activation) {
 }
 
 void Runner::observe(Promise* promise, Env* env, std::string_view id) {
-  const auto logger = [this, env, id](const char* state, const char* key) {
-    return [this, env, id, state, key](const Value& v) {
-      if (!rt_.logging()) return Completion{};
-      Members members;
-      members.reserve(3);
-      members.emplace_back("target", Value::string(std::string(id)));
-      members.emplace_back("state", Value::string(state));
-      if (!v.is_undefined()) members.emplace_back(key, v);
-      rt_.log(env, "settled", std::move(members));
+  const auto logger = [this, env, id](bool fulfilled) {
+    return [this, env, id, fulfilled](const Value& v) {
+      rt_.log_settled(env, id, fulfilled, v);
       return Completion{};
     };
   };
-  rt_.then(promise, logger("fulfilled", "value"), logger("rejected", "reason"), nullptr);
+  rt_.then(promise, logger(true), logger(false), nullptr);
 }
 
 void Runner::not_created_yet(const Action& user, const std::string& id, const std::string& what,

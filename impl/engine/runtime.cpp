@@ -10,7 +10,7 @@ Runtime::Runtime(const Trace& trace)
     : pinned_(trace.schedule), schedule_pointer_(trace.schedule_pointer) {
   // Most steps log about one event: room for that up front spares the log's regrowth, which moves
   // every event logged so far (it cost a tenth of a long replay).
-  log_.events.reserve(trace.steps.size() + trace.steps.size() / 4);
+  log_.reserve(trace.steps.size() + trace.steps.size() / 4);
   for (const Agent& agent : trace.agents) {
     auto env = std::make_unique<Env>();
     env->agent = &agent;
@@ -719,11 +719,7 @@ std::vector<std::string> Runtime::take_choices() const {
 
 void Runtime::log(Env* env, const char* event, Members members) {
   if (!logging_) return;
-  Event& e = log_.events.emplace_back();
-  e.step = step_;
-  e.agent = env->agent->id;
-  e.event = event;
-  e.members = std::move(members);
+  log_.record(step_, &env->agent->id, event, std::move(members));
 }
 
 }  // namespace lockstep::impl

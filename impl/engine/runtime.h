@@ -22,6 +22,7 @@
 #include "lockstep/impl/task_scheduler.h"
 #include "lockstep/log.h"
 #include "lockstep/trace.h"
+#include "recorded_log.h"
 #include "ring_queue.h"
 #include "stable_pool.h"
 #include "string_index.h"
@@ -158,7 +159,6 @@ struct LockQueue {
 // An event's or an object's members given as key, value, key, value...: each is built in place,
 // where an initializer list of pairs would copy every member once more (log events and lock infos
 // are made so on every step).
-using Members = std::vector<std::pair<std::string, Value>>;
 template <class V, class... Rest>
 void add_members(Members& members, const char* key, V&& value, Rest&&... rest) {
   members.emplace_back(key, std::forward<V>(value));
@@ -252,8 +252,16 @@ class Runtime {
   void set_stamp_step(int step) { step_ = step; }
   int current_step() const { return current_step_; }
   void log(Env* env, const char* event, Members members);
-  const Log& event_log() const { return log_; }
-  Log take_log() { return std::move(log_); }
+  // The frequent events, recorded without building their members (recorded_log.h).
+  void log_callback(Env* env, const char* event, const char* key, std::string_view id,
+                    bool with_value = false, const Value& value = {}) {
+    if (logging_) log_.record_callback(step_, &env->agent->id, event, key, id, with_value, value);
+  }
+  void log_settled(Env* env, std::string_view target, bool fulfilled, const Value& value) {
+    if (logging_) log_.record_settled(step_, &env->agent->id, target, fulfilled, value);
+  }
+  const Log& event_log() { return log_.log(); }
+  Log take_log() { return log_.take(); }
   std::vector<std::string> take_choices() const;
   // Off: log() keeps nothing (check's search, along a prefix it has matched already).
   void set_logging(bool on) { logging_ = on; }
@@ -349,7 +357,7 @@ class Runtime {
   std::vector<Loop*> maybe_busy_;
   int step_ = 0;          // the step that stamps events
   int current_step_ = 0;  // the latest top-level step begun
-  Log log_;
+  RecordedLog log_;
   bool logging_ = true;
   Chooser chooser_;
   bool offer_early_units_ = false;

@@ -1,0 +1,84 @@
+#include "recorded_log.h"
+
+#include <algorithm>
+
+namespace lockstep::impl {
+
+void RecordedLog::record(int step, const std::string* agent, const char* event, Members members) {
+  Record& r = records_.emplace_back();
+  r.step = step;
+  r.agent = agent;
+  r.event = event;
+  r.members = std::move(members);
+}
+
+void RecordedLog::record_callback(int step, const std::string* agent, const char* event,
+                                  const char* key, std::string_view id, bool with_value,
+                                  const Value& value) {
+  Record& r = records_.emplace_back();
+  r.shape = Shape::Callback;
+  r.flag = with_value;
+  r.step = step;
+  r.agent = agent;
+  r.event = event;
+  r.key = key;
+  r.id = id;
+  if (with_value) r.value = value;
+}
+
+void RecordedLog::record_settled(int step, const std::string* agent, std::string_view target,
+                                 bool fulfilled, const Value& value) {
+  Record& r = records_.emplace_back();
+  r.shape = Shape::Settled;
+  r.flag = fulfilled;
+  r.step = step;
+  r.agent = agent;
+  r.id = target;
+  r.value = value;
+}
+
+// The members in the order traces/README.md lists them for each event.
+void RecordedLog::flush() {
+  const std::size_t needed = log_.events.size() + records_.size();
+  if (needed > log_.events.capacity())  // geometric: check reads the log after every unit
+    log_.events.reserve(std::max(needed, 2 * log_.events.capacity()));
+  for (Record& r : records_) {
+    Event& e = log_.events.emplace_back();
+    e.step = r.step;
+    e.agent = *r.agent;
+    switch (r.shape) {
+      case Shape::Built:
+        e.event = r.event;
+        e.members = std::move(r.members);
+        break;
+      case Shape::Callback:
+        e.event = r.event;
+        e.members.reserve(r.flag ? 2 : 1);
+        e.members.emplace_back(r.key, Value::string(std::string(r.id)));
+        if (r.flag) e.members.emplace_back("lock", std::move(r.value));
+        break;
+      case Shape::Settled:
+        e.event = "settled";
+        e.members.reserve(r.value.is_undefined() ? 2 : 3);
+        e.members.emplace_back("target", Value::string(std::string(r.id)));
+        e.members.emplace_back("state", Value::string(r.flag ? "fulfilled" : "rejected"));
+        if (!r.value.is_undefined())
+          e.members.emplace_back(r.flag ? "value" : "reason", std::move(r.value));
+        break;
+    }
+  }
+  records_.clear();
+}
+
+const Log& RecordedLog::log() {
+  if (!records_.empty()) flush();
+  return log_;
+}
+
+Log RecordedLog::take() {
+  flush();
+  records_ = {};
+  return std::move(log_);
+}
+
+}  // namespace lockstep::impl
