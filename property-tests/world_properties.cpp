@@ -289,6 +289,17 @@ std::string searched_differently(const check::Report& fast, const check::Report&
       (fast.divergence && (fast.divergence->agent != slow.divergence->agent ||
                            fast.divergence->agent_index != slow.divergence->agent_index)))
     return "the divergences differ";
+  // Only the model trails spec steps; a divergence says whether runs on it found it.
+  if (slow.divergence && !slow.divergence->spec_steps_looked_up)
+    return "a divergence the model's search found says its spec steps were not looked up";
+  if (fast.divergence && fast.verdict == check::Verdict::NotAllowed &&
+      !fast.divergence->spec_steps_looked_up)
+    return "a log ruled out was not searched on the model";
+  if (fast.divergence && fast.model_runs == 0 && fast.divergence->spec_steps_looked_up)
+    return "a divergence only the impl engine searched says its spec steps were looked up";
+  if (fast.divergence && !fast.divergence->spec_steps_looked_up &&
+      !fast.divergence->spec_steps.empty())
+    return "a divergence has spec steps it says were not looked up";
   return {};
 }
 

@@ -245,6 +245,8 @@ TEST(Check, AWrongErrorNameIsNotAllowed) {
   EXPECT_EQ(*r.divergence->instead[0].member("reason"), Value::dom_exception("AbortError"));
   // Among the steps of the unit that logged the rejection: request() step 9, which rejects a
   // request whose signal is aborted already. Each step named once, in order.
+  // A log ruled out is searched on the model, which trails the steps.
+  EXPECT_TRUE(r.divergence->spec_steps_looked_up);
   const std::vector<std::string>& steps = r.divergence->spec_steps;
   EXPECT_NE(std::find(steps.begin(), steps.end(), "dom-lockmanager-request 9"), steps.end());
   EXPECT_TRUE(std::is_sorted(steps.begin(), steps.end()));
@@ -693,8 +695,42 @@ TEST(Check, ASearchOutOfBudgetOnTheImplEngineIsNotSearchedAgainOnTheModel) {
   ASSERT_FALSE(slow->divergence->instead.empty());
   EXPECT_FALSE(slow->divergence->spec_steps.empty());
   EXPECT_TRUE(fast->divergence->spec_steps.empty());
+  EXPECT_FALSE(fast->divergence->spec_steps_looked_up);
+  EXPECT_TRUE(slow->divergence->spec_steps_looked_up);
   EXPECT_NE(to_text(fast.value(), "nested").find("spec steps: not looked up"), std::string::npos);
   EXPECT_EQ(to_text(slow.value(), "nested").find("not looked up"), std::string::npos);
+  EXPECT_NE(to_json(fast.value(), "nested").find("\"specStepsLookedUp\": false"),
+            std::string::npos);
+  EXPECT_NE(to_json(slow.value(), "nested").find("\"specStepsLookedUp\": true"), std::string::npos);
+}
+
+// The text says the spec steps were not looked up from the divergence itself, not from the
+// report's count of model replays: under several readings, one reading's search may run out on
+// the impl engine (no spec steps) while another's was searched on the model (model_runs > 0).
+TEST(Check, TheTextSaysSpecStepsWereNotLookedUpFromTheDivergenceItself) {
+  Report report;
+  report.verdict = Verdict::Unknown;
+  report.runs = 40;
+  report.model_runs = 12;  // another reading's search, on the model
+  report.observed_events = 3;
+  Divergence d;
+  d.agent = "A";
+  d.agent_index = 1;
+  d.matched = 1;
+  Event instead;
+  instead.agent = "A";
+  instead.event = "mark";
+  instead.members = {{"label", Value::string("x")}};
+  d.instead = {instead};
+  report.divergence = d;
+  EXPECT_NE(to_text(report, "t").find("spec steps: not looked up"), std::string::npos);
+  report.divergence->spec_steps_looked_up = true;  // looked up, and none ran: nothing to say
+  EXPECT_EQ(to_text(report, "t").find("not looked up"), std::string::npos);
+  report.divergence->spec_steps = {"dom-lockmanager-request 9"};
+  EXPECT_NE(to_text(report, "t")
+                .find("spec steps of the unit that logged it instead: "
+                      "dom-lockmanager-request 9"),
+            std::string::npos);
 }
 
 }  // namespace

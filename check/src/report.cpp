@@ -65,7 +65,7 @@ std::string explain(const Report& report) {
       out << (i ? ", " : " ") << d.spec_steps[i];
     if (d.spec_steps.size() > kShown) out << " (+" << d.spec_steps.size() - kShown << " more)";
     out << "\n";
-  } else if (report.verdict == Verdict::Unknown && report.model_runs == 0 && !d.instead.empty()) {
+  } else if (!d.spec_steps_looked_up && !d.instead.empty()) {
     out << "spec steps: not looked up (the budget ran out on the impl engine; --model-only "
            "searches the model, which names them)\n";
   }
@@ -143,6 +143,7 @@ std::string to_json(const Report& report, const std::string& trace_name) {
     for (const Event& e : d.instead) div["instead"].push_back(Json::parse(write_event(e)));
     div["modelCouldStop"] = d.model_could_stop;
     div["specSteps"] = d.spec_steps;
+    div["specStepsLookedUp"] = d.spec_steps_looked_up;
     div["schedule"] = d.schedule;
     j["divergence"] = div;
   }

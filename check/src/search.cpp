@@ -716,6 +716,7 @@ class Search {
         best_->observed = observed_.events[mine[k]];
       }
     }
+    if (engine_ == SearchEngine::Model) best_->spec_steps_looked_up = true;
     if (model_event) {
       if (std::find(best_->instead.begin(), best_->instead.end(), *model_event) ==
           best_->instead.end())

@@ -438,6 +438,10 @@ function verdictBlock(data) {
         });
         box.append(more);
       }
+    } else if (d.specStepsLookedUp === false && d.instead.length) {
+      box.append(el('p', { class: 'steps', text: 'Spec steps: not looked up (the search\'s ' +
+        'budget ran out on the impl engine; lockstep check --model-only searches the model, ' +
+        'which names them).' }));
     }
   }
   for (const a of c.assumptions || []) box.append(el('p', { class: 'assumed', text: `assumed: ${a}` }));
