@@ -33,8 +33,11 @@ class Independence {
   // The unit a choice names ("locks:<partition>" or "loop:<loop>/<source>", an "early:" pin's
   // unit included); empty for a choice that runs no unit or begins a step ("step", "idle",
   // "settled"), which the search takes as dependent on everything.
-  // A view into `choice`: no copy, as the search asks at every point.
+  // A view into `choice`: no copy, as the search asks at every point. A temporary string would
+  // leave the view dangling, so it is refused at compile time.
   static std::string_view unit_of(std::string_view choice);
+  static std::string_view unit_of(std::string&&) = delete;
+  static std::string_view unit_of(const char* choice) { return unit_of(std::string_view(choice)); }
 
   // Whether two units (unit_of) may fail to commute; true when unsure. With both units' effects
   // known, two loops that share a partition are independent unless both enqueued lock steps on

@@ -498,14 +498,14 @@ class Search {
       }
       const std::size_t picked = decide(point);
       state.reset();
-      if (fingerprint && Independence::unit_of(point.names[picked]).empty())
-        fingerprint->everything(point.names[picked]);
+      // A choice that runs no unit (a step begins, an idle period...) is ordered against all.
+      const bool no_unit = Independence::unit_of(point.names[picked]).empty();
+      if (fingerprint && no_unit) fingerprint->everything(point.names[picked]);
       if (bounded && picked != 0) {
         ++late_steps;
         late_step = world.current_step();
       }
-      if (!sleep.empty() && Independence::unit_of(point.names[picked]).empty())
-        sleep.clear();  // a step begins
+      if (!sleep.empty() && no_unit) sleep.clear();  // a step begins
       if (after_probe) ++(bounded ? probe->before_steps : probe->points);
       return picked;
     };
