@@ -33,8 +33,7 @@ class RecordedLog {
   void record_settled(int step, const std::string* agent, std::string_view target, bool fulfilled,
                       const Value& value);
 
-  // The events recorded so far, in the shared format. Ids and agent names are views into the
-  // trace, which outlives the replay.
+  // The events recorded so far, in the shared format (copies: the records' views are not kept).
   const Log& log();
   Log take();
 
