@@ -4,23 +4,25 @@
 
 namespace lockstep::impl {
 
-void RecordedLog::record(int step, const std::string* agent, const char* event, Members members) {
+RecordedLog::Record& RecordedLog::append(Shape shape, int step, const std::string* agent,
+                                         const char* event) {
   Record& r = records_.emplace_back();
+  r.shape = shape;
   r.step = step;
   r.agent = agent;
   r.event = event;
-  r.members = std::move(members);
+  return r;
+}
+
+void RecordedLog::record(int step, const std::string* agent, const char* event, Members members) {
+  append(Shape::Built, step, agent, event).members = std::move(members);
 }
 
 void RecordedLog::record_callback(int step, const std::string* agent, const char* event,
                                   const char* key, std::string_view id, bool with_value,
                                   const Value& value) {
-  Record& r = records_.emplace_back();
-  r.shape = Shape::Callback;
+  Record& r = append(Shape::Callback, step, agent, event);
   r.flag = with_value;
-  r.step = step;
-  r.agent = agent;
-  r.event = event;
   r.key = key;
   r.id = id;
   if (with_value) r.value = value;
@@ -28,11 +30,8 @@ void RecordedLog::record_callback(int step, const std::string* agent, const char
 
 void RecordedLog::record_settled(int step, const std::string* agent, std::string_view target,
                                  bool fulfilled, const Value& value) {
-  Record& r = records_.emplace_back();
-  r.shape = Shape::Settled;
+  Record& r = append(Shape::Settled, step, agent, "settled");
   r.flag = fulfilled;
-  r.step = step;
-  r.agent = agent;
   r.id = target;
   r.value = value;
 }
@@ -46,19 +45,17 @@ void RecordedLog::flush() {
     Event& e = log_.events.emplace_back();
     e.step = r.step;
     e.agent = *r.agent;
+    e.event = r.event;
     switch (r.shape) {
       case Shape::Built:
-        e.event = r.event;
         e.members = std::move(r.members);
         break;
       case Shape::Callback:
-        e.event = r.event;
         e.members.reserve(r.flag ? 2 : 1);
         e.members.emplace_back(r.key, Value::string(std::string(r.id)));
         if (r.flag) e.members.emplace_back("lock", std::move(r.value));
         break;
       case Shape::Settled:
-        e.event = "settled";
         e.members.reserve(r.value.is_undefined() ? 2 : 3);
         e.members.emplace_back("target", Value::string(std::string(r.id)));
         e.members.emplace_back("state", Value::string(r.flag ? "fulfilled" : "rejected"));

@@ -44,12 +44,14 @@ class RecordedLog {
     bool flag = false;  // Callback: with the lock member; Settled: fulfilled
     int step = 0;
     const std::string* agent = nullptr;
-    const char* event = nullptr;  // Built, Callback
-    const char* key = nullptr;    // Callback
-    std::string_view id;          // Callback: the id; Settled: the target
-    Value value;                  // Callback: the lock info; Settled: the value or reason
-    Members members;              // Built
+    const char* event = nullptr;
+    const char* key = nullptr;  // Callback
+    std::string_view id;        // Callback: the id; Settled: the target
+    Value value;                // Callback: the lock info; Settled: the value or reason
+    Members members;            // Built
   };
+  // A record with what every shape has; the caller fills in the rest.
+  Record& append(Shape shape, int step, const std::string* agent, const char* event);
   void flush();
 
   std::vector<Record> records_;  // not yet in log_
