@@ -66,8 +66,9 @@ std::string explain(const Report& report) {
     if (d.spec_steps.size() > kShown) out << " (+" << d.spec_steps.size() - kShown << " more)";
     out << "\n";
   } else if (!d.spec_steps_looked_up && !d.instead.empty()) {
-    out << "spec steps: not looked up (the budget ran out on the impl engine; --model-only "
-           "searches the model, which names them)\n";
+    out << "spec steps: not looked up (the budget ran out on the impl engine, and a model "
+           "replay of the divergence's schedule did not get there; --model-only searches the "
+           "model, which names them)\n";
   }
   return out.str();
 }

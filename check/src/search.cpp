@@ -273,6 +273,49 @@ class Search {
     return report_;
   }
 
+  // An unknown verdict's divergence that runs on the impl engine found has no spec steps, since
+  // only the model trails them. One replay on the model (this search's engine) of the schedule
+  // that first got there (Divergence::schedule, then the canonical policy) logs the same events
+  // up to it: the steps of the unit that logs the model's event there are noted as the model's
+  // search would note them from that run. True if the replay got to the same place; the model's
+  // search would add the steps of every other run that got there too (--model-only).
+  bool look_up_spec_steps(Divergence& divergence) {
+    best_ = divergence;
+    looking_up_ = true;
+    Trace pinned = trace_;
+    pinned.schedule = divergence.schedule;
+    ++report_.runs;
+    Progress progress(queries_, options_.compare_steps);
+    spec::StepTrail steps;  // of the unit running now
+    const spec::ScopedStepSink not_counted(nullptr);
+    const spec::ScopedStepTrail trail(&steps);
+    try {
+      const std::unique_ptr<ReplayWorld> world = replay_world(SearchEngine::Model, pinned);
+      current_world_ = world.get();
+      const auto check_events = [&] {
+        if (!advance(progress, world->event_log(), &steps) ||
+            !steps_still_reachable(progress, world->current_step()))
+          throw Stop{};
+        steps.clear();
+      };
+      world->steer(
+          [&](const ChoicePoint& point) {
+            check_events();
+            return point.canonical;  // the pins are taken before a chooser is asked
+          },
+          [&](const std::string&) { check_events(); });
+      const RunResult result = world->run();
+      if (advance(progress, result.log, &steps)) all_matched(progress);
+    } catch (const Stop&) {
+    } catch (const spec::ReplayError&) {
+      // The pins do not replay on the model: the steps stay not looked up.
+    }
+    current_world_ = nullptr;
+    if (!best_->spec_steps_looked_up) return false;
+    divergence = *best_;
+    return true;
+  }
+
   Report finish() {
     if (!options_.compare_steps)
       report_.assumptions.push_back("events were compared without their step numbers");
@@ -705,6 +748,7 @@ class Search {
     const bool same_place =
         best_ && best_->matched == matched && best_->agent == agent && best_->agent_index == k;
     if (!same_place) {
+      if (looking_up_) return;  // not where the divergence looked up is
       if (best_ && best_->matched >= matched) return;
       best_ = Divergence{};
       best_->agent = agent;
@@ -747,6 +791,7 @@ class Search {
   bool canonical_on_impl_ = false;    // the verdict came from explained_by_the_impl_engine()
   bool allowed_canonically_ = false;  // the verdict came from the canonical-only replay
   bool confirming_ = false;           // replaying the path found on the impl engine, on the model
+  bool looking_up_ = false;           // replaying a divergence's schedule for its spec steps
   std::size_t early_bound_ = 0;    // this round's: steps that wait for queued work, at most (I-26)
   bool early_bound_hit_ = false;   // this round met a point its bound closed
   std::uint64_t round_limit_ = 0;  // the replays this round may reach (report_.runs)
@@ -800,7 +845,8 @@ Report search_reading(const Trace& trace, const Readings& readings, const Log& o
       if (search.canonical_on_impl()) return report;
       // The budget ran out: the model's search makes the same replays in the same order
       // (CheckSearchesTheSameOnBothEngines), so it would end unknown too, at several times the
-      // cost. The divergence has no spec steps then (only the model trails them).
+      // cost. The divergence has no spec steps then (only the model trails them); the one
+      // reported gets them from one model replay (search_every_reading).
       if (report.verdict == Verdict::Unknown) return report;
       if (report.verdict == Verdict::Allowed)
         if (std::optional<Report> confirmed = search.confirmed_by_the_model()) return *confirmed;
@@ -851,6 +897,16 @@ Report search_every_reading(const Trace& trace, const Log& observed, const Optio
   }
   if (result.verdict != Verdict::Allowed)
     result.verdict = unknown ? Verdict::Unknown : Verdict::NotAllowed;
+  // Unknown on the impl engine: the divergence reported gets its spec steps from one model replay.
+  if (result.verdict == Verdict::Unknown && result.divergence &&
+      !result.divergence->spec_steps_looked_up) {
+    Options model_options = options;
+    model_options.impl_first = false;
+    Search search(trace, result.readings, observed, model_options, SearchEngine::Model);
+    search.look_up_spec_steps(*result.divergence);
+    runs += search.runs();
+    model_runs += search.runs();
+  }
   result.runs = runs;
   result.model_runs = model_runs;
   result.choice_points = choice_points;

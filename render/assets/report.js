@@ -440,8 +440,8 @@ function verdictBlock(data) {
       }
     } else if (d.specStepsLookedUp === false && d.instead.length) {
       box.append(el('p', { class: 'steps', text: 'Spec steps: not looked up (the search\'s ' +
-        'budget ran out on the impl engine; lockstep check --model-only searches the model, ' +
-        'which names them).' }));
+        'budget ran out on the impl engine, and a model replay of the divergence\'s schedule ' +
+        'did not get there; lockstep check --model-only searches the model, which names them).' }));
     }
   }
   for (const a of c.assumptions || []) box.append(el('p', { class: 'assumed', text: `assumed: ${a}` }));

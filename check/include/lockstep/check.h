@@ -69,9 +69,10 @@ struct Divergence {
   std::vector<Event> instead;     // what runs that got this far logged there instead (distinct)
   bool model_could_stop = false;  // some run that got this far logged nothing more for the agent
   std::vector<std::string> spec_steps;  // step ids run since the last choice point, sorted
-  // Whether runs on the model found it: only the model trails spec steps. False when the search
-  // ran out of budget on the impl engine: `spec_steps` is then empty because nobody looked them
-  // up, not because no step ran (`--model-only` searches the model and names them).
+  // Whether the model ran to it: only the model trails spec steps. When the search ran out of
+  // budget on the impl engine, one model replay of `schedule` looks them up; false if that replay
+  // did not get here: `spec_steps` is then empty because nobody looked them up, not because no
+  // step ran (`--model-only` searches the model and names them).
   bool spec_steps_looked_up = false;
   // The choices of the first run that got this far, as pins (schedule_of_choices): pinned as a
   // trace's `schedule` (then the canonical policy), they replay a log that matches the observed
