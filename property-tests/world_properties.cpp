@@ -262,6 +262,48 @@ void check_never_rejects_model_logs_with_early_units() {
   }
 }
 
+// The same, combination by combination of readings (Report::searches): an out-of-budget search
+// makes the model's replays on impl alone (plus the look-up replay, under the readings reported),
+// one that rules the log out makes them on both, one that explains it confirms it with one model
+// replay, or needed only the canonical replay on impl.
+std::string searched_differently_per_reading(const check::Report& fast, const check::Report& slow) {
+  if (fast.searches.size() != slow.searches.size() ||
+      fast.searches.size() != fast.readings_searched)
+    return "the searches list other combinations of readings than were searched";
+  for (std::size_t i = 0; i < fast.searches.size(); ++i) {
+    const check::ReadingSearch& f = fast.searches[i];
+    const check::ReadingSearch& m = slow.searches[i];
+    const std::string where = "under combination " + std::to_string(i) + " of readings: ";
+    if (f.readings != m.readings || f.verdict != m.verdict || f.matched != m.matched)
+      return where + "the engines' searches ended differently";
+    if (m.model_runs != m.runs) return where + "a model-only search made replays on impl";
+    const bool looked_up = fast.verdict == check::Verdict::Unknown && fast.divergence &&
+                           fast.divergence->spec_steps_looked_up && fast.readings == f.readings;
+    bool same = false;
+    switch (f.verdict) {
+      case check::Verdict::Unknown:
+        same = f.model_runs == (looked_up ? 1u : 0u) && f.runs - f.model_runs == m.runs &&
+               f.choice_points == m.choice_points;
+        break;
+      case check::Verdict::NotAllowed:
+        same = f.model_runs == m.runs && f.runs == 2 * m.runs &&
+               f.choice_points == 2 * m.choice_points;
+        break;
+      case check::Verdict::Allowed:
+        same = (f.model_runs == 0 && f.runs == 1 && m.runs == 1) ||
+               (f.model_runs == 1 && f.runs == m.runs + 1 && f.choice_points == m.choice_points);
+        break;
+    }
+    if (!same) return where + "the impl engine's search made other replays than the model's";
+  }
+  std::uint64_t runs = 0, model_runs = 0, choice_points = 0;
+  for (const check::ReadingSearch& f : fast.searches)
+    runs += f.runs, model_runs += f.model_runs, choice_points += f.choice_points;
+  if (runs != fast.runs || model_runs != fast.model_runs || choice_points != fast.choice_points)
+    return "the searches do not add up to the report's totals";
+  return {};
+}
+
 // How the impl engine's search departs from the model's under one readings (empty if it does not):
 // a found schedule costs one more (model) replay to confirm, a log it rules out is searched again
 // on the model, replay for replay, and a search whose budget ran out is not searched again.
@@ -366,6 +408,7 @@ void check_searches_the_same_on_both_engines() {
   } else {
     why = searched_differently(fast, slow);
   }
+  if (why.empty()) why = searched_differently_per_reading(fast, slow);
   if (!why.empty())
     RC_FAIL(counterexample("check-searches-differently-on-impl", trace,
                            why + "\nimpl first: " + check::to_text(fast, trace.name) +

@@ -88,6 +88,27 @@ TEST(Check, EveryReadingIsSearchedAndTheOneThatExplainsTheLogIsReported) {
   EXPECT_EQ(other.readings.released_promise, ReleasedPromiseReading::Note);
   EXPECT_EQ(other.readings_searched, 2u);
   EXPECT_NE(to_text(other, "t").find("{\"released-promise\": \"note\"}"), std::string::npos);
+  // Each combination searched is listed: the trace's own did not explain the log, the note's did.
+  ASSERT_EQ(other.searches.size(), 2u);
+  EXPECT_EQ(other.searches[0].readings, steps.trace.readings);
+  EXPECT_EQ(other.searches[0].verdict, Verdict::NotAllowed);
+  EXPECT_LT(other.searches[0].matched, note.log.events.size());
+  EXPECT_EQ(other.searches[1].readings, other.readings);
+  EXPECT_EQ(other.searches[1].verdict, Verdict::Allowed);
+  EXPECT_EQ(other.searches[1].matched, note.log.events.size());
+  EXPECT_EQ(other.searches[0].runs + other.searches[1].runs, other.runs);
+  EXPECT_EQ(other.searches[0].model_runs + other.searches[1].model_runs, other.model_runs);
+  EXPECT_EQ(other.searches[0].choice_points + other.searches[1].choice_points, other.choice_points);
+  const std::string text = to_text(other, "t");
+  EXPECT_NE(text.find("readings searched, in order:\n  the defaults: not allowed, " +
+                      std::to_string(other.searches[0].matched) + " of " +
+                      std::to_string(note.log.events.size()) + " events explained"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("  {\"released-promise\": \"note\"}: allowed ("), std::string::npos) << text;
+  EXPECT_NE(to_json(other, "t").find("\"searches\": ["), std::string::npos);
+  ASSERT_EQ(own.searches.size(), 1u);
+  EXPECT_EQ(to_text(own, "t").find("readings searched"), std::string::npos);
   // And the other way round: the trace that pins the note's reading allows the steps' log.
   EXPECT_EQ(check_ok(Case{note.trace, steps.log}).readings.released_promise,
             ReleasedPromiseReading::Steps);
@@ -102,6 +123,15 @@ TEST(Check, ALogNoReadingExplainsIsNotAllowedAfterSearchingBoth) {
   EXPECT_EQ(r.verdict, Verdict::NotAllowed);
   EXPECT_EQ(r.readings_searched, 2u);
   ASSERT_TRUE(r.divergence);
+  // Both combinations ruled it out; the one reported got furthest (the first on a tie).
+  ASSERT_EQ(r.searches.size(), 2u);
+  for (const ReadingSearch& s : r.searches) {
+    EXPECT_EQ(s.verdict, Verdict::NotAllowed);
+    EXPECT_LE(s.matched, r.divergence->matched);
+    EXPECT_GT(s.runs, 0u);
+  }
+  const std::size_t furthest = r.searches[1].matched > r.searches[0].matched ? 1 : 0;
+  EXPECT_EQ(r.searches[furthest].readings, r.readings);
 }
 
 // A trace without a lock request has nothing the released promise's readings change, and one

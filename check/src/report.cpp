@@ -89,6 +89,22 @@ std::string reading_line(const Report& report) {
          (chosen.empty() ? std::string("the defaults") : "{" + chosen + "}") + "\n";
 }
 
+// Each combination of readings searched, when there were several: what a log depends on.
+std::string searches_text(const Report& report) {
+  if (report.searches.size() < 2) return "";
+  std::ostringstream out;
+  out << "readings searched, in order:\n";
+  for (const ReadingSearch& s : report.searches) {
+    const std::string text = readings_text(s.readings);
+    out << "  " << (text.empty() ? std::string("the defaults") : "{" + text + "}") << ": "
+        << verdict_name(s.verdict);
+    if (s.verdict != Verdict::Allowed)
+      out << ", " << s.matched << " of " << report.observed_events << " events explained";
+    out << " (" << s.runs << (s.runs == 1 ? " run)\n" : " runs)\n");
+  }
+  return out.str();
+}
+
 Json readings_json(const Readings& readings) {
   Json j;
   j["released-promise"] = released_promise_reading_name(readings.released_promise);
@@ -106,11 +122,11 @@ std::string to_text(const Report& report, const std::string& trace_name) {
   if (report.verdict == Verdict::Allowed) {
     out << "a schedule that produces it (" << report.schedule.size() << " choices):";
     for (const std::string& c : report.schedule) out << " " << c;
-    out << "\n" << reading_line(report);
+    out << "\n" << reading_line(report) << searches_text(report);
   } else {
     if (report.verdict == Verdict::Unknown)
       out << "the search budget ran out before every schedule was tried\n";
-    out << reading_line(report) << explain(report);
+    out << reading_line(report) << searches_text(report) << explain(report);
   }
   for (const std::string& a : report.assumptions) out << "assumed: " << a << "\n";
   return out.str();
@@ -130,6 +146,17 @@ std::string to_json(const Report& report, const std::string& trace_name) {
   if (report.verdict == Verdict::Allowed) j["schedule"] = report.schedule;
   j["readings"] = readings_json(report.readings);
   j["readingsSearched"] = report.readings_searched;
+  j["searches"] = Json::array();
+  for (const ReadingSearch& s : report.searches) {
+    Json one;
+    one["readings"] = readings_json(s.readings);
+    one["verdict"] = verdict_name(s.verdict);
+    one["runs"] = s.runs;
+    one["modelRuns"] = s.model_runs;
+    one["choicePoints"] = s.choice_points;
+    one["matched"] = s.matched;
+    j["searches"].push_back(std::move(one));
+  }
   if (report.divergence) {
     const Divergence& d = *report.divergence;
     Json div;

@@ -878,10 +878,16 @@ Report search_every_reading(const Trace& trace, const Log& observed, const Optio
   std::uint64_t runs = 0, model_runs = 0, choice_points = 0, reused_probes = 0,
                 states_already_tried = 0;
   bool unknown = false;
+  std::vector<ReadingSearch> searches;
   const std::vector<Readings> readings = trace.readings_that_matter();
   for (std::size_t i = 0; i < readings.size(); ++i) {
     Report report = search_reading(trace, readings[i], observed, options);
     report.readings = readings[i];
+    searches.push_back(ReadingSearch{readings[i], report.verdict, report.runs, report.model_runs,
+                                     report.choice_points,
+                                     report.verdict == Verdict::Allowed ? observed.events.size()
+                                     : report.divergence                ? report.divergence->matched
+                                                                        : 0});
     runs += report.runs;
     model_runs += report.model_runs;
     choice_points += report.choice_points;
@@ -906,7 +912,10 @@ Report search_every_reading(const Trace& trace, const Log& observed, const Optio
     search.look_up_spec_steps(*result.divergence);
     runs += search.runs();
     model_runs += search.runs();
+    for (ReadingSearch& s : searches)
+      if (s.readings == result.readings) s.runs += search.runs(), s.model_runs += search.runs();
   }
+  result.searches = std::move(searches);
   result.runs = runs;
   result.model_runs = model_runs;
   result.choice_points = choice_points;

@@ -405,6 +405,20 @@ function verdictBlock(data) {
   box.append(el('h2', { text: `Observed log: ${c.verdict}` }));
   box.append(el('p', { text: `profile ${c.profile}; ${c.runs} replays of the trace, ` +
     `${c.choicePoints} choice points searched; ${c.observedEvents} observed events.` }));
+  // Each combination of readings searched (I-24, I-25), when there were several: what the log
+  // depends on.
+  if ((c.searches || []).length > 1) {
+    const list = el('ul', { class: 'searches' });
+    for (const s of c.searches) {
+      const named = Object.entries(s.readings).map(([k, v]) => `${k}: ${v}`).join(', ');
+      const explained = s.verdict === 'allowed' ? '' :
+        `, ${s.matched} of ${c.observedEvents} events explained`;
+      const replays = `${s.runs} ${s.runs === 1 ? 'replay' : 'replays'}`;
+      list.append(el('li', { 'data-verdict': s.verdict,
+        text: `${named}: ${s.verdict}${explained} (${replays})` }));
+    }
+    box.append(el('p', { text: 'Readings searched, in order:' }), list);
+  }
   const d = c.divergence;
   if (c.verdict !== 'allowed' && d) {
     box.append(el('p', {}, el('b', { text: 'First event no schedule explains: ' }),

@@ -149,6 +149,8 @@ Result<std::string> render_page(const Trace& trace, const Options& options) {
                      : r.divergence                       ? r.divergence->schedule
                                                           : std::vector<std::string>{};
     shown.schedule_pointer = "(the schedule check found)";
+    // Under the readings (I-24, I-25) that schedule was found under, which may not be the trace's.
+    shown.readings = r.readings;
     data["check"] = Json::parse(check::to_json(r, trace.name));
     data["observed"] = Json{{"events", Json::parse(write_log(*options.observed))["events"]}};
     if (r.divergence) referenced = r.divergence->spec_steps;

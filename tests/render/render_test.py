@@ -179,6 +179,27 @@ def main():
         json.dump(log, open(moved, "w"))
         check_divergence("divergence-off-canonical", race_trace, moved, scratch)
 
+        # A log allowed only under another reading (I-24): the page lists each reading searched,
+        # with the verdict check gives it.
+        trace = os.path.join(CORPUS, "web-locks/fifo-per-name.trace.json")
+        log = os.path.join(CORPUS, "web-locks/fifo-per-name-note-reading.log.json")
+        searches = json.loads(lockstep("check", trace, log, "--json").stdout)["searches"]
+        page = os.path.join(scratch, "readings.html")
+        lockstep("render", trace, "--log", log, "-o", page)
+        dom = open_page(page, "readings-searched", scratch)
+        if dom is not None:
+            listed = [e[1].get("data-verdict") for e in dom.find("li") if "data-verdict" in e[1]]
+            wanted = [s["verdict"] for s in searches]
+            # The model's side is drawn under the readings that explain the log, so every row
+            # of the comparison is the same event.
+            differs = [e for e in dom.find("tr") if e[1].get("class") in ("differs", "divergence")]
+            if len(dom.find("ul", **{"class": "searches"})) != 1 or listed != wanted:
+                fail(f"readings: the page lists verdicts {listed}, check searched {wanted}")
+            elif differs or not dom.find("tr", **{"class": "same"}):
+                fail(f"readings: {len(differs)} rows differ from the model's run, though allowed")
+            else:
+                print(f"ok readings: the {len(listed)} readings searched listed, as check says")
+
         # 500 steps over 6 agents: readable, because only what is in view is in the DOM.
         busy = os.path.join(scratch, "busy.trace.json")
         subprocess.run([sys.executable, os.path.join(ROOT, "tests/render/make_busy_trace.py"), busy],

@@ -80,6 +80,18 @@ struct Divergence {
   std::vector<std::string> schedule;
 };
 
+// The search under one combination of readings (Report::searches).
+struct ReadingSearch {
+  Readings readings;
+  Verdict verdict = Verdict::Unknown;
+  std::uint64_t runs = 0;           // replays under these readings (a look-up's included)
+  std::uint64_t model_runs = 0;     // of those, on the spec model
+  std::uint64_t choice_points = 0;  // met over its runs
+  // Observed events its best run explained: all of them when allowed, else its divergence's
+  // `matched`.
+  std::size_t matched = 0;
+};
+
 struct Report {
   Verdict verdict = Verdict::Unknown;
   Profile profile = Profile::Normative;
@@ -101,6 +113,9 @@ struct Report {
   // is searched, the trace's own first: `readings_searched` counts those tried.
   Readings readings;
   std::size_t readings_searched = 0;
+  // Each combination searched, in order; the totals above are their sums. A spec editor sees
+  // which readings a log depends on: a log allowed under the second was not under the first.
+  std::vector<ReadingSearch> searches;
 };
 
 // Bad input (an observed event of an unknown agent, a trace the model rejects) is an Error.
