@@ -293,9 +293,7 @@ class Search {
       const std::unique_ptr<ReplayWorld> world = replay_world(SearchEngine::Model, pinned);
       current_world_ = world.get();
       const auto check_events = [&] {
-        if (!advance(progress, world->event_log(), &steps) ||
-            !steps_still_reachable(progress, world->current_step()))
-          throw Stop{};
+        if (!still_explains(progress, *world, &steps)) throw Stop{};
         steps.clear();
       };
       world->steer(
@@ -444,10 +442,7 @@ class Search {
     std::size_t canonical_dead_at = kSilent;  // after a probe whose winner left the log unexplained
     const auto check_events = [&] {
       if (met < follow_until) return;  // on the path: matched already
-      if (advance(progress, world.event_log(), &steps) &&
-          steps_still_reachable(progress, world.current_step()))
-        return;
-      throw Stop{};
+      if (!still_explains(progress, world, &steps)) throw Stop{};
     };
     // What the current path, the probe or the canonical policy takes at a choice point.
     const auto decide = [&](const ChoicePoint& point) -> std::size_t {
@@ -725,6 +720,13 @@ class Search {
       }
     }
     return true;
+  }
+
+  // Whether a replay under way can still explain the log: the events it logged since the last
+  // call match, and no observed event of a step already left is still unexplained. Both the
+  // search's replays and the look-up of a divergence's spec steps stop when it cannot.
+  bool still_explains(Progress& p, ReplayWorld& world, const spec::StepTrail* steps) {
+    return advance(p, world.event_log(), steps) && steps_still_reachable(p, world.current_step());
   }
 
   // At the end of a replay: every agent's observed events were all logged (noted as a divergence
