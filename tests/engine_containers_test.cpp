@@ -210,6 +210,41 @@ TEST(ValueSharing, EmptyCompoundsAndMessagesReadAsEmpty) {
   EXPECT_TRUE(Value::string("x").members().empty());
 }
 
+// Number and the compound kinds keep their part in one word (value.h): every way of copying or
+// moving must carry the part the kind uses, whatever the target held before.
+TEST(ValueSharing, AssignmentsCarryTheNumberOrTheBlockTheKindUses) {
+  Value v = Value::object({{"name", Value::string("a")}});
+  v = Value::number(2.5);  // an object's block let go, a number taken
+  EXPECT_EQ(v.kind(), Value::Kind::Number);
+  EXPECT_EQ(v.as_number(), 2.5);
+  const Value number = Value::number(-1);
+  v = number;
+  EXPECT_EQ(v.as_number(), -1);
+  v = Value::dom_exception("AbortError", "why");
+  EXPECT_EQ(v.message(), "why");
+  Value moved = std::move(v);
+  EXPECT_EQ(moved.message(), "why");
+  EXPECT_EQ(moved.as_string(), "AbortError");
+  Value copied(moved);
+  moved = Value::array({Value::number(7)});
+  EXPECT_EQ(copied.message(), "why");  // the copy kept the block the original let go of
+  ASSERT_EQ(moved.items().size(), 1u);
+  EXPECT_EQ(moved.items()[0].as_number(), 7);
+}
+
+TEST(ValueSharing, AValueCanBeAssignedAPartOfItself) {
+  // The member lives only in v's block, which the assignment lets go of.
+  Value v =
+      Value::object({{"lock", Value::object({{"name", Value::string("a-name-longer-than-sso")}})}});
+  v = *v.member("lock");
+  ASSERT_NE(v.member("name"), nullptr);
+  EXPECT_EQ(v.member("name")->as_string(), "a-name-longer-than-sso");
+  Value items = Value::array({Value::array({Value::number(3)})});
+  items = items.items()[0];
+  ASSERT_EQ(items.items().size(), 1u);
+  EXPECT_EQ(items.items()[0].as_number(), 3);
+}
+
 TEST(ValueSharing, DomExceptionsCompareByNameOnly) {
   EXPECT_EQ(Value::dom_exception("AbortError", "one"), Value::dom_exception("AbortError", "two"));
   EXPECT_FALSE(Value::dom_exception("AbortError") == Value::dom_exception("NotSupportedError"));

@@ -10,6 +10,10 @@
 
 namespace lockstep {
 
+namespace detail {
+struct ValueBlock;  // value.cpp
+}  // namespace detail
+
 class Value {
  public:
   enum class Kind : std::uint8_t {
@@ -24,6 +28,12 @@ class Value {
   };
 
   Value() = default;  // undefined
+  Value(const Value& other);
+  Value(Value&& other) noexcept;
+  Value& operator=(const Value& other);
+  Value& operator=(Value&& other) noexcept;
+  ~Value();
+
   static Value null();
   static Value boolean(bool b);
   static Value number(double d);
@@ -47,19 +57,26 @@ class Value {
   friend bool operator==(const Value& a, const Value& b);
 
  private:
-  // What only some kinds have (a DOMException's message, an array's items, an object's members),
-  // in one block that copies share: a Value never changes once made, so a copy of an object is a
-  // reference count, and a Value is 64 bytes instead of 128 (event logs hold ~10^5 of them).
-  struct Compound {
-    std::string message;
-    std::vector<Value> items;
-    std::vector<std::pair<std::string, Value>> members;
-  };
+  // What only some kinds have (a DOMException's message, an array's items, an object's members)
+  // lives in a block of that kind's own shape (value.cpp), shared by copies: a Value never changes
+  // once made, so a copy of an object is a reference count. Only a Number needs `number_` and only
+  // those three kinds a block, so they share a word, and a Value is 48 bytes (event logs hold
+  // ~10^5 of them, docs/performance.md).
+  bool has_compound() const {
+    return (kind_ == Kind::Array || kind_ == Kind::Object || kind_ == Kind::DOMException) &&
+           compound_ != nullptr;
+  }
+  void copy_word(const Value& other);
+  void retain() const;
+  void release();
+
   Kind kind_ = Kind::Undefined;
   bool boolean_ = false;
-  double number_ = 0;
+  union {
+    double number_ = 0;                   // Number
+    const detail::ValueBlock* compound_;  // Array, Object, DOMException; null when there is nothing
+  };
   std::string text_;
-  std::shared_ptr<const Compound> compound_;
 };
 
 }  // namespace lockstep
