@@ -700,6 +700,13 @@ TEST(Check, TheBudgetGivesUnknown) {
   auto report = check(c.trace, c.log, options);
   ASSERT_TRUE(report.ok());
   EXPECT_EQ(report->verdict, Verdict::Unknown);
+  // The report names the budget it spent and how to give a larger one.
+  EXPECT_EQ(report->max_runs, 1u);
+  EXPECT_NE(to_text(report.value(), "nested")
+                .find("budget ran out before every schedule was tried: 1 replay under each "
+                      "combination of readings on each engine (--max-runs sets it"),
+            std::string::npos);
+  EXPECT_NE(to_json(report.value(), "nested").find("\"maxRuns\": 1"), std::string::npos);
 }
 
 // A search whose budget runs out on the impl engine is not made again on the model, whose search

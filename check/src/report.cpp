@@ -125,7 +125,10 @@ std::string to_text(const Report& report, const std::string& trace_name) {
     out << "\n" << reading_line(report) << searches_text(report);
   } else {
     if (report.verdict == Verdict::Unknown)
-      out << "the search budget ran out before every schedule was tried\n";
+      out << "the search budget ran out before every schedule was tried: " << report.max_runs
+          << (report.max_runs == 1 ? " replay" : " replays")
+          << " under each combination of readings on each engine (--max-runs sets it; a "
+             "larger budget may decide the log)\n";
     out << reading_line(report) << searches_text(report) << explain(report);
   }
   for (const std::string& a : report.assumptions) out << "assumed: " << a << "\n";
@@ -142,6 +145,7 @@ std::string to_json(const Report& report, const std::string& trace_name) {
   j["choicePoints"] = report.choice_points;
   j["reusedProbes"] = report.reused_probes;
   j["statesAlreadyTried"] = report.states_already_tried;
+  j["maxRuns"] = report.max_runs;
   j["observedEvents"] = report.observed_events;
   if (report.verdict == Verdict::Allowed) j["schedule"] = report.schedule;
   j["readings"] = readings_json(report.readings);

@@ -923,6 +923,7 @@ Report search_every_reading(const Trace& trace, const Log& observed, const Optio
   result.choice_points = choice_points;
   result.reused_probes = reused_probes;
   result.states_already_tried = states_already_tried;
+  result.max_runs = options.max_runs;
   return result;
 }
 

@@ -405,6 +405,14 @@ function verdictBlock(data) {
   box.append(el('h2', { text: `Observed log: ${c.verdict}` }));
   box.append(el('p', { text: `profile ${c.profile}; ${c.runs} replays of the trace, ` +
     `${c.choicePoints} choice points searched; ${c.observedEvents} observed events.` }));
+  // Unknown: the budget the search spent, and how to give it a larger one.
+  if (c.verdict === 'unknown' && c.maxRuns !== undefined) {
+    box.append(el('p', { class: 'budget', 'data-max-runs': String(c.maxRuns),
+      text: `The search budget ran out before every schedule was tried: ${c.maxRuns} ` +
+        `${c.maxRuns === 1 ? 'replay' : 'replays'} under each combination of readings on each ` +
+        'engine (--max-runs of lockstep check and render sets it; a larger budget may decide ' +
+        'the log).' }));
+  }
   // Each combination of readings searched (I-24, I-25), when there were several: what the log
   // depends on.
   if ((c.searches || []).length > 1) {

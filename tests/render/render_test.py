@@ -200,6 +200,24 @@ def main():
             else:
                 print(f"ok readings: the {len(listed)} readings searched listed, as check says")
 
+        # A search that spends its budget: the page names the budget, as check's text does.
+        trace = os.path.join(ROOT, "tests/check/loops-of-one-partition.trace.json")
+        log = os.path.join(ROOT, "tests/check/loops-of-one-partition.log.json")
+        report = json.loads(lockstep("check", trace, log, "--json", "--max-runs", "50",
+                                     ok=(3,)).stdout)
+        page = os.path.join(scratch, "unknown.html")
+        lockstep("render", trace, "--log", log, "--max-runs", "50", "-o", page, ok=(0, 3))
+        dom = open_page(page, "unknown-budget", scratch)
+        if dom is not None:
+            budget = dom.find("p", **{"class": "budget"})
+            if report["verdict"] != "unknown" or report["maxRuns"] != 50:
+                fail(f"unknown: check gave {report['verdict']} with maxRuns {report.get('maxRuns')}")
+            elif len(budget) != 1 or budget[0][1].get("data-max-runs") != "50" \
+                    or "--max-runs" not in budget[0][2]:
+                fail(f"unknown: the page does not name the budget of 50 replays: {budget}")
+            else:
+                print("ok unknown: the page names the budget the search spent")
+
         # 500 steps over 6 agents: readable, because only what is in view is in the DOM.
         busy = os.path.join(scratch, "busy.trace.json")
         subprocess.run([sys.executable, os.path.join(ROOT, "tests/render/make_busy_trace.py"), busy],

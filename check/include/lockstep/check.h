@@ -98,6 +98,9 @@ struct Report {
   std::uint64_t runs = 0;           // replays of the trace
   std::uint64_t model_runs = 0;     // of those, replays on the spec model (the rest on impl)
   std::uint64_t choice_points = 0;  // met over the search's runs (not a confirming replay's)
+  // The budget searched with (Options::max_runs): replays per combination of readings on each
+  // engine. An unknown verdict says a search spent it; a larger one may decide the log.
+  std::uint64_t max_runs = 0;
   // Probes answered from the same probe in an earlier round of the search (I-26) instead of a
   // replay; not counted in runs.
   std::uint64_t reused_probes = 0;
