@@ -230,6 +230,10 @@ TEST(ValueSharing, AssignmentsCarryTheNumberOrTheBlockTheKindUses) {
   EXPECT_EQ(copied.message(), "why");  // the copy kept the block the original let go of
   ASSERT_EQ(moved.items().size(), 1u);
   EXPECT_EQ(moved.items()[0].as_number(), 7);
+  // The word holds the block's pointer for these kinds: as_number() does not read it.
+  EXPECT_EQ(moved.as_number(), 0);
+  EXPECT_EQ(Value::object({{"n", Value::number(1)}}).as_number(), 0);
+  EXPECT_EQ(copied.as_number(), 0);
 }
 
 TEST(ValueSharing, AValueCanBeAssignedAPartOfItself) {

@@ -81,12 +81,13 @@ Value& Value::operator=(const Value& other) {
 
 Value& Value::operator=(Value&& other) noexcept {
   if (this != &other) {
+    Value taken(std::move(other));  // first, as for a copy: `other` may live in this value's block
     release();
-    kind_ = other.kind_;
-    boolean_ = other.boolean_;
-    copy_word(other);
-    text_ = std::move(other.text_);
-    if (other.has_compound()) other.compound_ = nullptr;
+    kind_ = taken.kind_;
+    boolean_ = taken.boolean_;
+    copy_word(taken);
+    text_ = std::move(taken.text_);
+    if (taken.has_compound()) taken.compound_ = nullptr;
   }
   return *this;
 }

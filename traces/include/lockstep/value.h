@@ -46,7 +46,7 @@ class Value {
   Kind kind() const { return kind_; }
   bool is_undefined() const { return kind_ == Kind::Undefined; }
   bool as_boolean() const { return boolean_; }
-  double as_number() const { return number_; }
+  double as_number() const { return kind_ == Kind::Number ? number_ : 0; }  // 0: not a Number
   const std::string& as_string() const { return text_; }  // String; DOMException's name
   const std::string& message() const;
   const std::vector<Value>& items() const;
