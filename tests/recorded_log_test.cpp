@@ -31,12 +31,12 @@ const std::string kW = "W";
 
 TEST(RecordedLog, EachShapeBecomesItsEventWithTheMembersInTheFormatsOrder) {
   RecordedLog recorded;
-  recorded.record_callback(0, &kA, "callback", "request", "r1", true, lock_info("x"));
-  recorded.record_callback(1, &kW, "callback", "request", "r2", true, Value::null());
-  recorded.record_callback(2, &kA, "task", "task", "t1", false, {});
-  recorded.record_settled(3, &kA, "r1", true, Value::number(5));
-  recorded.record_settled(4, &kW, "r2", false, Value::dom_exception("AbortError"));
-  recorded.record_settled(5, &kA, "p", true, Value());
+  recorded.record_callback(0, &kA, "callback", "request", ShortId("r1"), true, lock_info("x"));
+  recorded.record_callback(1, &kW, "callback", "request", ShortId("r2"), true, Value::null());
+  recorded.record_callback(2, &kA, "task", "task", ShortId("t1"), false, {});
+  recorded.record_settled(3, &kA, ShortId("r1"), true, Value::number(5));
+  recorded.record_settled(4, &kW, ShortId("r2"), false, Value::dom_exception("AbortError"));
+  recorded.record_settled(5, &kA, ShortId("p"), true, Value());
   recorded.record(6, &kW, "mark", {{"label", Value::string("done")}});
 
   const std::vector<Event> expected = {
@@ -69,14 +69,13 @@ TEST(RecordedLog, EachShapeBecomesItsEventWithTheMembersInTheFormatsOrder) {
 
 TEST(RecordedLog, ReadingAsItGrowsKeepsWhatWasReadAndAddsTheRestInOrder) {
   RecordedLog recorded;
-  recorded.record_callback(0, &kA, "task", "task", "t1", false, {});
+  recorded.record_callback(0, &kA, "task", "task", ShortId("t1"), false, {});
   ASSERT_EQ(recorded.log().events.size(), 1u);
   EXPECT_EQ(recorded.log().events[0].member("task")->as_string(), "t1");
 
-  // The ids are views: like the trace's, they outlive the records.
   const std::vector<std::string> ids = {"i0", "i1", "i2"};
   for (int i = 0; i < 100; ++i) {  // many small reads, as check's search makes them
-    recorded.record_callback(1 + i, &kW, "idle", "id", ids[i % 3], false, {});
+    recorded.record_callback(1 + i, &kW, "idle", "id", ShortId(ids[i % 3]), false, {});
     if (i % 7 == 0) {
       EXPECT_EQ(recorded.log().events.size(), static_cast<std::size_t>(2 + i));
     }
@@ -89,11 +88,43 @@ TEST(RecordedLog, ReadingAsItGrowsKeepsWhatWasReadAndAddsTheRestInOrder) {
     EXPECT_EQ(read.events[1 + i].member("id")->as_string(), ids[i % 3]);
   }
 
-  recorded.record_settled(200, &kA, "t1", true, Value::string("ok"));
+  recorded.record_settled(200, &kA, ShortId("t1"), true, Value::string("ok"));
   const Log taken = recorded.take();
   ASSERT_EQ(taken.events.size(), 102u);
   EXPECT_EQ(taken.events.back().event, "settled");
   EXPECT_TRUE(recorded.log().events.empty());  // taken: nothing left behind
+}
+
+// A short id is copied when it is recorded, so the log does not read the trace's text again (which
+// would be out of the cache by then); a long one is kept as a view of the trace's text.
+TEST(RecordedLog, AShortIdIsCopiedWhenRecordedAndALongOneIsAView) {
+  std::string short_id = "r12345678901234567890ab";  // 23 characters: the most a ShortId holds
+  const std::string long_id = "a-request-id-of-twenty-seven";
+  ASSERT_EQ(short_id.size(), 23u);
+  RecordedLog recorded;
+  recorded.record_callback(0, &kA, "task", "task", ShortId(short_id), false, {});
+  recorded.record_settled(1, &kA, ShortId(long_id), true, Value());
+  short_id.assign(short_id.size(), 'x');  // the recorded copy must not see this
+
+  const Log log = recorded.take();
+  ASSERT_EQ(log.events.size(), 2u);
+  EXPECT_EQ(log.events[0].member("task")->as_string(), "r12345678901234567890ab");
+  EXPECT_EQ(log.events[1].member("target")->as_string(), long_id);
+}
+
+TEST(ShortId, HoldsUpToTwentyThreeCharactersAndViewsLongerOnes) {
+  const std::string empty, one = "r", most(23, 'm'), longer(24, 'l');
+  EXPECT_EQ(ShortId(empty).view(), "");
+  EXPECT_EQ(ShortId().view(), "");
+  EXPECT_EQ(ShortId(one).view(), "r");
+  const ShortId held(most);
+  EXPECT_EQ(held.view(), most);
+  EXPECT_NE(held.view().data(), most.data());  // a copy
+  const ShortId viewed(longer);
+  EXPECT_EQ(viewed.view(), longer);
+  EXPECT_EQ(viewed.view().data(), longer.data());  // the trace's own text
+  const ShortId copied = viewed;
+  EXPECT_EQ(copied.view().data(), longer.data());
 }
 
 }  // namespace

@@ -19,7 +19,7 @@ void RecordedLog::record(int step, const std::string* agent, const char* event, 
 }
 
 void RecordedLog::record_callback(int step, const std::string* agent, const char* event,
-                                  const char* key, std::string_view id, bool with_value,
+                                  const char* key, ShortId id, bool with_value,
                                   const Value& value) {
   Record& r = append(Shape::Callback, step, agent, event);
   r.flag = with_value;
@@ -28,8 +28,8 @@ void RecordedLog::record_callback(int step, const std::string* agent, const char
   if (with_value) r.value = value;
 }
 
-void RecordedLog::record_settled(int step, const std::string* agent, std::string_view target,
-                                 bool fulfilled, const Value& value) {
+void RecordedLog::record_settled(int step, const std::string* agent, ShortId target, bool fulfilled,
+                                 const Value& value) {
   Record& r = append(Shape::Settled, step, agent, "settled");
   r.flag = fulfilled;
   r.id = target;
@@ -52,12 +52,12 @@ void RecordedLog::flush() {
         break;
       case Shape::Callback:
         e.members.reserve(r.flag ? 2 : 1);
-        e.members.emplace_back(r.key, Value::string(std::string(r.id)));
+        e.members.emplace_back(r.key, Value::string(std::string(r.id.view())));
         if (r.flag) e.members.emplace_back("lock", std::move(r.value));
         break;
       case Shape::Settled:
         e.members.reserve(r.value.is_undefined() ? 2 : 3);
-        e.members.emplace_back("target", Value::string(std::string(r.id)));
+        e.members.emplace_back("target", Value::string(std::string(r.id.view())));
         e.members.emplace_back("state", Value::string(r.flag ? "fulfilled" : "rejected"));
         if (!r.value.is_undefined())
           e.members.emplace_back(r.flag ? "value" : "reason", std::move(r.value));

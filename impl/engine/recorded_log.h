@@ -4,7 +4,8 @@
 // the shared `Log` format (lockstep/log.h) only when the log is read: in one pass, away from the
 // replay's own working set. The events are the same; only when they are built moves. On the
 // whole-trace benchmark this made the replay 10-13% faster (docs/performance.md, "Whole-trace
-// replay"). The ids and agent names recorded are views: the trace must outlive the records.
+// replay"). The agent names, and ids too long to copy (short_id.h), are views: the trace must
+// outlive the records.
 #pragma once
 
 #include <cstdint>
@@ -14,6 +15,7 @@
 #include <vector>
 
 #include "lockstep/log.h"
+#include "short_id.h"
 
 namespace lockstep::impl {
 
@@ -28,9 +30,9 @@ class RecordedLog {
   // `event` with one member, `key`: `id`; then, when `with_value`, "lock": `value` (a lock
   // granted callback's lock info, or null).
   void record_callback(int step, const std::string* agent, const char* event, const char* key,
-                       std::string_view id, bool with_value, const Value& value);
+                       ShortId id, bool with_value, const Value& value);
   // "settled" with target: `target`, state, and value or reason unless `value` is undefined.
-  void record_settled(int step, const std::string* agent, std::string_view target, bool fulfilled,
+  void record_settled(int step, const std::string* agent, ShortId target, bool fulfilled,
                       const Value& value);
 
   // The events recorded so far, in the shared format (copies: the records' views are not kept).
@@ -46,7 +48,7 @@ class RecordedLog {
     const std::string* agent = nullptr;
     const char* event = nullptr;
     const char* key = nullptr;  // Callback
-    std::string_view id;        // Callback: the id; Settled: the target
+    ShortId id;                 // Callback: the id; Settled: the target
     Value value;                // Callback: the lock info; Settled: the value or reason
     Members members;            // Built
   };

@@ -62,7 +62,8 @@ Runner::Runner(const Trace& trace)
 
 Named* Runner::named(std::string_view id) {
   if (id.empty()) return nullptr;
-  const std::uint32_t n = named_.find(id, [this](std::uint32_t i) { return by_ordinal_[i]->id; });
+  const std::uint32_t n =
+      named_.find(id, [this](std::uint32_t i) { return by_ordinal_[i]->id.view(); });
   return n == StringIndex::kNone ? nullptr : by_ordinal_[n];
 }
 
@@ -88,7 +89,7 @@ std::size_t Runner::compile(const std::vector<Action>& body, std::vector<bool>* 
       settles->push_back(a.settle);
     }
     if (!a.id.empty()) {
-      Named* n = &names_.emplace(Named{&a, a.id, a.op});
+      Named* n = &names_.emplace(Named{&a, ShortId(a.id), a.op});
       named_.insert(a.id, static_cast<std::uint32_t>(by_ordinal_.size()));
       by_ordinal_.push_back(n);
       compiled_[at].id = n;
@@ -247,8 +248,10 @@ Completion Runner::finish(Activation& activation) {
   return Completion{};
 }
 
-void Runner::observe(Promise* promise, Env* env, std::string_view id) {
-  const auto logger = [this, env, id](bool fulfilled) {
+// The reactions carry a copy of the id (short_id.h): they run when the promise settles, long after
+// the action that named it.
+void Runner::observe(Promise* promise, Env* env, std::string_view trace_id) {
+  const auto logger = [this, env, id = ShortId(trace_id)](bool fulfilled) {
     return [this, env, id, fulfilled](const Value& v) {
       rt_.log_settled(env, id, fulfilled, v);
       return Completion{};

@@ -14,6 +14,7 @@
 #include "host.h"
 #include "lockstep/engine.h"
 #include "scheduling_binding.h"
+#include "short_id.h"
 #include "string_index.h"
 #include "web_locks_binding.h"
 
@@ -22,9 +23,9 @@ namespace lockstep::impl {
 // What a trace id names, as the replay makes it.
 struct Named {
   const Action* definition = nullptr;
-  // From the definition, which is far back in the trace by the time a step uses the id: the op
-  // kept here saves a cache miss per settle.
-  std::string_view id;
+  // From the definition, which is far back in the trace by the time a step uses the id: the id
+  // and op kept here save a cache miss per reference compiled and per settle (short_id.h).
+  ShortId id;
   Op op = Op::Mark;
   Promise* promise = nullptr;
   Promise* pending_result = nullptr;  // the pending promise its callback returned
@@ -82,7 +83,7 @@ class Runner : public Host {
   Flow perform_scheduling(Env* env, const Action& action, const CompiledAction& c,
                           const std::shared_ptr<Activation>& activation);
   Flow suspend_on(Env* env, Promise* promise, const std::shared_ptr<Activation>& activation);
-  void observe(Promise* promise, Env* env, std::string_view id);
+  void observe(Promise* promise, Env* env, std::string_view trace_id);
   void end_agent(Env* env);
   void unload(Env* env);
 

@@ -255,9 +255,10 @@ class Runtime {
   // The frequent events, recorded without building their members (recorded_log.h).
   void log_callback(Env* env, const char* event, const char* key, std::string_view id,
                     bool with_value = false, const Value& value = {}) {
-    if (logging_) log_.record_callback(step_, &env->agent->id, event, key, id, with_value, value);
+    if (logging_)
+      log_.record_callback(step_, &env->agent->id, event, key, ShortId(id), with_value, value);
   }
-  void log_settled(Env* env, std::string_view target, bool fulfilled, const Value& value) {
+  void log_settled(Env* env, ShortId target, bool fulfilled, const Value& value) {
     if (logging_) log_.record_settled(step_, &env->agent->id, target, fulfilled, value);
   }
   const Log& event_log() { return log_.log(); }
