@@ -249,9 +249,10 @@ Completion Runner::finish(Activation& activation) {
 }
 
 // The reactions carry a copy of the id (short_id.h): they run when the promise settles, long after
-// the action that named it.
-void Runner::observe(Promise* promise, Env* env, std::string_view trace_id) {
-  const auto logger = [this, env, id = ShortId(trace_id)](bool fulfilled) {
+// the action that named it. The copy is taken from the id's record, which the caller has just
+// written, rather than from the action, whose text may not be in cache.
+void Runner::observe(Promise* promise, Env* env, const ShortId& id) {
+  const auto logger = [this, env, id](bool fulfilled) {
     return [this, env, id, fulfilled](const Value& v) {
       rt_.log_settled(env, id, fulfilled, v);
       return Completion{};
@@ -296,13 +297,13 @@ Runner::Flow Runner::perform(Env* env, const Action& a, const CompiledAction& c,
       }
       Promise* p = locks_.request(env, a.name, options, CallbackRef{env, &*a.callback, a.id, &c});
       c.id->promise = p;
-      observe(p, env, a.id);
+      observe(p, env, c.id->id);
       return Flow::Next;
     }
     case Op::Query: {
       Promise* p = locks_.query(env);
       c.id->promise = p;
-      observe(p, env, a.id);
+      observe(p, env, c.id->id);
       return Flow::Next;
     }
     case Op::NewAbortController: {
@@ -433,13 +434,13 @@ Runner::Flow Runner::perform_scheduling(Env* env, const Action& a, const Compile
       Promise* p = scheduling_.post_task(env, CallbackRef{env, &*a.callback, a.id, &c}, priority,
                                          signal, a.task_options.delay.value_or(0));
       c.id->promise = p;
-      observe(p, env, a.id);
+      observe(p, env, c.id->id);
       return Flow::Next;
     }
     case Op::Yield: {
       Promise* p = scheduling_.yield(env);
       c.id->promise = p;
-      observe(p, env, a.id);
+      observe(p, env, c.id->id);
       return suspend_on(env, p, activation);
     }
     case Op::NewTaskController: {

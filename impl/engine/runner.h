@@ -83,7 +83,7 @@ class Runner : public Host {
   Flow perform_scheduling(Env* env, const Action& action, const CompiledAction& c,
                           const std::shared_ptr<Activation>& activation);
   Flow suspend_on(Env* env, Promise* promise, const std::shared_ptr<Activation>& activation);
-  void observe(Promise* promise, Env* env, std::string_view trace_id);
+  void observe(Promise* promise, Env* env, const ShortId& id);
   void end_agent(Env* env);
   void unload(Env* env);
 
