@@ -99,7 +99,7 @@ TEST(RecordedLog, ReadingAsItGrowsKeepsWhatWasReadAndAddsTheRestInOrder) {
 // would be out of the cache by then); a long one is kept as a view of the trace's text.
 TEST(RecordedLog, AShortIdIsCopiedWhenRecordedAndALongOneIsAView) {
   std::string short_id = "r12345678901234567890ab";  // 23 characters: the most a ShortId holds
-  const std::string long_id = "a-request-id-of-twenty-seven";
+  const std::string long_id = "a-request-id-of-twenty-eight";
   ASSERT_EQ(short_id.size(), 23u);
   RecordedLog recorded;
   recorded.record_callback(0, &kA, "task", "task", ShortId(short_id), false, {});

@@ -17,7 +17,7 @@ class ShortId {
   ShortId() = default;
   explicit ShortId(std::string_view id) {
     if (id.size() <= kInline) {
-      std::memcpy(bytes_, id.data(), id.size());
+      if (!id.empty()) std::memcpy(bytes_, id.data(), id.size());  // a null data() only if empty
       size_ = static_cast<std::uint8_t>(id.size());
     } else {  // the trace outlives the replay that carries this view
       const char* data = id.data();
@@ -40,10 +40,10 @@ class ShortId {
  private:
   static constexpr std::size_t kInline = 23;
   static constexpr std::uint8_t kLong = 0xff;
-  alignas(8) char bytes_[kInline];  // the id, or (when long) a pointer and a size
+  alignas(8) char bytes_[kInline] = {};  // the id, or (when long) a pointer and a size
   std::uint8_t size_ = 0;
 };
 
-static_assert(sizeof(ShortId) == 24, "a ShortId fits a closure beside two pointers and a flag");
+static_assert(sizeof(ShortId) == 24, "three words, as a std::string_view and its size would be");
 
 }  // namespace lockstep::impl
