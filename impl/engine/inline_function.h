@@ -48,18 +48,20 @@ class InlineFunction<R(Args...), Capacity> {
   explicit operator bool() const { return ops_ != nullptr; }
   R operator()(Args... args) const { return ops_->call(storage_, std::forward<Args>(args)...); }
 
+  // Whether a callable of type D is kept inside the object (else on the heap): for callers that
+  // must not allocate to assert it.
+  template <class D>
+  static constexpr bool fits() {
+    return sizeof(D) <= Capacity && alignof(D) <= alignof(std::max_align_t) &&
+           std::is_nothrow_move_constructible_v<D>;
+  }
+
  private:
   struct Ops {
     R (*call)(void* storage, Args&&... args);
     void (*move)(void* from, void* to);  // move-constructs into `to` and destroys `from`
     void (*destroy)(void* storage);
   };
-
-  template <class D>
-  static constexpr bool fits() {
-    return sizeof(D) <= Capacity && alignof(D) <= alignof(std::max_align_t) &&
-           std::is_nothrow_move_constructible_v<D>;
-  }
 
   template <class D>
   static constexpr Ops inline_ops{

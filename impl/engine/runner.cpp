@@ -1,7 +1,5 @@
 #include "runner.h"
 
-#include <type_traits>
-
 #include "lockstep/replay_errors.h"
 
 namespace lockstep::impl {
@@ -260,8 +258,7 @@ void Runner::observe(Promise* promise, Env* env, const ShortId& id) {
       return Completion{};
     };
   };
-  using Logger = decltype(logger(true));
-  static_assert(sizeof(Logger) <= 48 && std::is_nothrow_move_constructible_v<Logger>,
+  static_assert(Handler::fits<decltype(logger(true))>(),
                 "the settled logger must stay inside its Handler, or each request allocates");
   rt_.then(promise, logger(true), logger(false), nullptr);
 }
