@@ -479,11 +479,11 @@ TEST(Check, OpaqueClientIdsMapOntoAgentsOneToOne) {
   const auto rename = [&](const std::string& a, const std::string& b) {
     Case renamed = c;
     Value& snapshot = renamed.log.events[2].members[2].second;
-    std::vector<std::pair<std::string, Value>> members = snapshot.members();
+    std::vector<Value::Member> members(snapshot.members().begin(), snapshot.members().end());
     std::vector<Value> held = members[0].second.items();
     std::reverse(held.begin(), held.end());  // held locks come in no particular order
     for (Value& lock : held) {
-      std::vector<std::pair<std::string, Value>> fields = lock.members();
+      std::vector<Value::Member> fields(lock.members().begin(), lock.members().end());
       fields[2].second = Value::string(fields[2].second.as_string() == "A" ? a : b);
       lock = Value::object(fields);
     }
@@ -503,7 +503,7 @@ TEST(Check, SameObservationsComparesAsCheckDoes) {
   // Held locks in the other order, as another schedule can list them: the same observations.
   Log reordered = c.log;
   Value& snapshot = reordered.events[2].members[2].second;
-  std::vector<std::pair<std::string, Value>> members = snapshot.members();
+  std::vector<Value::Member> members(snapshot.members().begin(), snapshot.members().end());
   std::vector<Value> held = members[0].second.items();
   std::reverse(held.begin(), held.end());
   members[0].second = Value::array(held);

@@ -14,6 +14,7 @@
 #include "../impl/engine/inline_function.h"
 #include "../impl/engine/ring_queue.h"
 #include "../impl/engine/stable_pool.h"
+#include "lockstep/event_members.h"
 #include "lockstep/value.h"
 
 namespace lockstep::impl {
@@ -247,6 +248,74 @@ TEST(ValueSharing, AValueCanBeAssignedAPartOfItself) {
   items = items.items()[0];
   ASSERT_EQ(items.items().size(), 1u);
   EXPECT_EQ(items.items()[0].as_number(), 3);
+}
+
+// object_of builds its members straight into the object's block, in the order given.
+TEST(ValueSharing, ObjectOfHoldsItsMembersInOrderLikeAnObjectFromAVector) {
+  const Value nested = Value::array({Value::number(1)});
+  const Value built = Value::object_of("name", Value::string("a-name-longer-than-sso"), "mode",
+                                       Value::string("shared"), "nested", nested);
+  ASSERT_EQ(built.members().size(), 3u);
+  EXPECT_EQ(built.members()[0].first, "name");
+  EXPECT_EQ(built.members()[1].first, "mode");
+  EXPECT_EQ(built.members()[2].first, "nested");
+  EXPECT_EQ(built.member("mode")->as_string(), "shared");
+  EXPECT_EQ(*built.member("nested"), nested);  // copied in: the original is untouched
+  EXPECT_EQ(nested.items().size(), 1u);
+  EXPECT_EQ(built, Value::object({{"nested", nested},
+                                  {"mode", Value::string("shared")},
+                                  {"name", Value::string("a-name-longer-than-sso")}}));
+  EXPECT_FALSE(built == Value::object_of("name", Value::string("a-name-longer-than-sso"), "mode",
+                                         Value::string("shared")));
+}
+
+TEST(ValueSharing, StringsFromAViewOrACharPointerCopyTheirText) {
+  const std::string text = "request-42 and more";
+  const Value from_view = Value::string(std::string_view(text).substr(0, 10));
+  EXPECT_EQ(from_view.kind(), Value::Kind::String);
+  EXPECT_EQ(from_view.as_string(), "request-42");
+  EXPECT_EQ(Value::string("fulfilled").as_string(), "fulfilled");
+  EXPECT_EQ(Value::string(std::string_view()), Value::string(std::string()));
+}
+
+// Up to three members live in the event; a fourth moves them all to the heap. Copies, moves and
+// assignments keep the members and their order either way.
+TEST(EventMembers, KeepTheirOrderInlineAndOnTheHeap) {
+  const auto keys = [](const EventMembers& m) {
+    std::string out;
+    for (const auto& [k, v] : m) out += k + "=" + v.as_string() + ";";
+    return out;
+  };
+  EventMembers small{{"a", Value::string("1")}, {"b", Value::string("2")}};
+  EventMembers big = small;
+  big.emplace_back("c", Value::string("3"));
+  big.emplace_back("d", Value::string("a-value-longer-than-sso"));  // spills
+  big.push_back({"e", Value::string("5")});
+  EXPECT_EQ(keys(small), "a=1;b=2;");
+  EXPECT_EQ(keys(big), "a=1;b=2;c=3;d=a-value-longer-than-sso;e=5;");
+  ASSERT_EQ(big.size(), 5u);
+  EXPECT_EQ(big[3].second.as_string(), "a-value-longer-than-sso");
+
+  EventMembers moved_big = std::move(big);
+  EventMembers moved_small = std::move(small);
+  EXPECT_EQ(keys(moved_big), "a=1;b=2;c=3;d=a-value-longer-than-sso;e=5;");
+  EXPECT_EQ(keys(moved_small), "a=1;b=2;");
+  EXPECT_TRUE(big.empty());    // NOLINT(bugprone-use-after-move): moved-from is empty
+  EXPECT_TRUE(small.empty());  // NOLINT(bugprone-use-after-move)
+
+  moved_small = moved_big;  // copy-assign over inline members
+  moved_big = {{"x", Value::string("9")}};
+  EXPECT_EQ(keys(moved_small), "a=1;b=2;c=3;d=a-value-longer-than-sso;e=5;");
+  EXPECT_EQ(keys(moved_big), "x=9;");
+  moved_small = std::move(moved_big);  // move-assign over heap members
+  EXPECT_EQ(keys(moved_small), "x=9;");
+
+  std::vector<Value::Member> from{{"p", Value::string("1")},
+                                  {"q", Value::string("2")},
+                                  {"r", Value::string("3")},
+                                  {"s", Value::string("4")}};
+  EventMembers converted(std::move(from));
+  EXPECT_EQ(keys(converted), "p=1;q=2;r=3;s=4;");
 }
 
 TEST(ValueSharing, DomExceptionsCompareByNameOnly) {

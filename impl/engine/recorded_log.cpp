@@ -52,12 +52,12 @@ void RecordedLog::flush() {
         break;
       case Shape::Callback:
         e.members.reserve(r.flag ? 2 : 1);
-        e.members.emplace_back(r.key, Value::string(std::string(r.id.view())));
+        e.members.emplace_back(r.key, Value::string(r.id.view()));
         if (r.flag) e.members.emplace_back("lock", std::move(r.value));
         break;
       case Shape::Settled:
         e.members.reserve(r.value.is_undefined() ? 2 : 3);
-        e.members.emplace_back("target", Value::string(std::string(r.id.view())));
+        e.members.emplace_back("target", Value::string(r.id.view()));
         e.members.emplace_back("state", Value::string(r.flag ? "fulfilled" : "rejected"));
         if (!r.value.is_undefined())
           e.members.emplace_back(r.flag ? "value" : "reason", std::move(r.value));

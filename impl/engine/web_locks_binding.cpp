@@ -10,8 +10,7 @@ const char* mode_name(Mode mode) {
 }
 
 Value lock_info(const std::string& name, Mode mode) {
-  return Value::object(
-      members_of("name", Value::string(name), "mode", Value::string(mode_name(mode))));
+  return Value::object_of("name", Value::string(name), "mode", Value::string(mode_name(mode)));
 }
 
 }  // namespace
@@ -120,13 +119,12 @@ Promise* WebLocksBinding::query(Env* env) {
       std::vector<Value> items;
       items.reserve(entries.size());
       for (const SnapshotEntry& e : entries)
-        items.push_back(Value::object(members_of("name", Value::string(std::string(e.name)), "mode",
-                                                 Value::string(mode_name(e.mode)), "clientId",
-                                                 Value::string(std::string(e.client_id)))));
+        items.push_back(Value::object_of("name", Value::string(e.name), "mode",
+                                         Value::string(mode_name(e.mode)), "clientId",
+                                         Value::string(e.client_id)));
       return Value::array(std::move(items));
     };
-    Value info =
-        Value::object(members_of("held", list(snapshot.held), "pending", list(snapshot.pending)));
+    Value info = Value::object_of("held", list(snapshot.held), "pending", list(snapshot.pending));
     rt_.queue_task(promise->env, kWebLocksSource, [this, promise, info = std::move(info)] {
       rt_.resolve(promise, JsValue(info));
     });

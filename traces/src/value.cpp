@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstring>
+#include <new>
 
 namespace lockstep {
 
@@ -22,9 +24,27 @@ struct MessageBlock : detail::ValueBlock {
 struct ItemsBlock : detail::ValueBlock {
   std::vector<Value> items;
 };
+// An object's members live right after its block, in one allocation: a lock info is one
+// allocation instead of a block and a vector's buffer.
 struct MembersBlock : detail::ValueBlock {
-  std::vector<std::pair<std::string, Value>> members;
+  std::uint32_t size = 0;  // members built so far; the room was sized when the block was made
+
+  void* room() { return reinterpret_cast<char*>(this) + sizeof(MembersBlock); }
+  Value::Member* begin() { return std::launder(static_cast<Value::Member*>(room())); }
+  const Value::Member* begin() const { return const_cast<MembersBlock*>(this)->begin(); }
+
+  static MembersBlock* make(std::size_t room) {
+    void* raw = ::operator new(sizeof(MembersBlock) + room * sizeof(Value::Member));
+    return new (raw) MembersBlock;
+  }
+  static void destroy(const MembersBlock* block) {
+    auto* b = const_cast<MembersBlock*>(block);
+    for (std::uint32_t i = 0; i < b->size; ++i) b->begin()[i].~pair();
+    b->~MembersBlock();
+    ::operator delete(static_cast<void*>(b));
+  }
 };
+static_assert(sizeof(MembersBlock) % alignof(Value::Member) == 0, "members follow the block");
 
 }  // namespace
 
@@ -32,33 +52,26 @@ void Value::retain() const {
   if (has_compound()) compound_->references.fetch_add(1, std::memory_order_relaxed);
 }
 
-void Value::release() {
-  if (!has_compound()) return;
-  if (compound_->references.fetch_sub(1, std::memory_order_acq_rel) == 1) {
-    switch (kind_) {
-      case Kind::Array:
-        delete static_cast<const ItemsBlock*>(compound_);
-        break;
-      case Kind::Object:
-        delete static_cast<const MembersBlock*>(compound_);
-        break;
-      default:  // DOMException (has_compound() rules out the rest)
-        delete static_cast<const MessageBlock*>(compound_);
-        break;
-    }
+void Value::release(const detail::ValueBlock* block, Kind kind) {
+  if (block == nullptr || block->references.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
+  switch (kind) {
+    case Kind::Array:
+      delete static_cast<const ItemsBlock*>(block);
+      break;
+    case Kind::Object:
+      MembersBlock::destroy(static_cast<const MembersBlock*>(block));
+      break;
+    default:  // DOMException (only the compound kinds have a block)
+      delete static_cast<const MessageBlock*>(block);
+      break;
   }
-  compound_ = nullptr;
 }
 
-// The union's word, by the member the kind uses.
+// The union's word as bits: whichever member the kind uses travels, and the kinds that use
+// neither keep it zero, so no branch on the kind is needed.
 void Value::copy_word(const Value& other) {
-  if (other.kind_ == Kind::Number)
-    number_ = other.number_;
-  else if (other.kind_ == Kind::Array || other.kind_ == Kind::Object ||
-           other.kind_ == Kind::DOMException)
-    compound_ = other.compound_;
-  else
-    number_ = 0;
+  std::memcpy(static_cast<void*>(&number_), static_cast<const void*>(&other.number_),
+              sizeof number_);
 }
 
 Value::Value(const Value& other)
@@ -73,27 +86,34 @@ Value::Value(Value&& other) noexcept
   if (other.has_compound()) other.compound_ = nullptr;  // the block moves with it
 }
 
+// Both assignments let go of the block this value held last: `other` may live inside it.
 Value& Value::operator=(const Value& other) {
-  // Copied first: `other` may live inside the block this value is about to let go of.
-  if (this != &other) *this = Value(other);
+  const detail::ValueBlock* previous = has_compound() ? compound_ : nullptr;
+  const Kind previous_kind = kind_;
+  text_ = other.text_;
+  other.retain();  // before the release: on self-assignment the two cancel out
+  kind_ = other.kind_;
+  boolean_ = other.boolean_;
+  copy_word(other);
+  release(previous, previous_kind);
   return *this;
 }
 
 Value& Value::operator=(Value&& other) noexcept {
-  if (this != &other) {
-    Value taken(std::move(other));  // first, as for a copy: `other` may live in this value's block
-    release();
-    kind_ = taken.kind_;
-    boolean_ = taken.boolean_;
-    copy_word(taken);
-    text_ = std::move(taken.text_);
-    if (taken.has_compound()) taken.compound_ = nullptr;
-  }
+  if (this == &other) return *this;
+  const detail::ValueBlock* previous = has_compound() ? compound_ : nullptr;
+  const Kind previous_kind = kind_;
+  text_ = std::move(other.text_);
+  kind_ = other.kind_;
+  boolean_ = other.boolean_;
+  copy_word(other);
+  if (other.has_compound()) other.compound_ = nullptr;  // the block moves with it
+  release(previous, previous_kind);
   return *this;
 }
 
 Value::~Value() {
-  release();
+  if (has_compound()) release(compound_, kind_);
 }
 
 Value Value::null() {
@@ -123,6 +143,17 @@ Value Value::string(std::string s) {
   return v;
 }
 
+Value Value::string(std::string_view s) {
+  Value v;
+  v.kind_ = Kind::String;
+  v.text_.assign(s.data(), s.size());
+  return v;
+}
+
+Value Value::string(const char* s) {
+  return string(std::string_view(s));
+}
+
 Value Value::array(std::vector<Value> items) {
   Value v;
   v.kind_ = Kind::Array;
@@ -135,16 +166,24 @@ Value Value::array(std::vector<Value> items) {
   return v;
 }
 
-Value Value::object(std::vector<std::pair<std::string, Value>> members) {
+Value Value::object(std::vector<Member> members) {
+  Value v = object_with_room(members.size());
+  for (Member& m : members) v.add_member(std::move(m.first), std::move(m.second));
+  return v;
+}
+
+Value Value::object_with_room(std::size_t members) {
   Value v;
   v.kind_ = Kind::Object;
-  v.compound_ = nullptr;  // nothing to share yet
-  if (!members.empty()) {
-    auto* block = new MembersBlock;  // built in place: no temporary to move from
-    block->members = std::move(members);
-    v.compound_ = block;
-  }
+  v.compound_ = members == 0 ? nullptr : MembersBlock::make(members);  // empty: nothing to share
   return v;
+}
+
+// Only while object_of or object() builds the value: no copy shares the block yet.
+void Value::add_member(std::string&& key, Value&& value) {
+  auto* block = const_cast<MembersBlock*>(static_cast<const MembersBlock*>(compound_));
+  new (static_cast<Member*>(block->room()) + block->size) Member(std::move(key), std::move(value));
+  ++block->size;
 }
 
 Value Value::dom_exception(std::string name, std::string message) {
@@ -163,7 +202,6 @@ Value Value::dom_exception(std::string name, std::string message) {
 namespace {
 const std::string kNoMessage;
 const std::vector<Value> kNoItems;
-const std::vector<std::pair<std::string, Value>> kNoMembers;
 }  // namespace
 
 const std::string& Value::message() const {
@@ -177,9 +215,10 @@ const std::vector<Value>& Value::items() const {
                                            : kNoItems;
 }
 
-const std::vector<std::pair<std::string, Value>>& Value::members() const {
-  return kind_ == Kind::Object && compound_ ? static_cast<const MembersBlock*>(compound_)->members
-                                            : kNoMembers;
+std::span<const Value::Member> Value::members() const {
+  if (kind_ != Kind::Object || !compound_) return {};
+  const auto* block = static_cast<const MembersBlock*>(compound_);
+  return {block->begin(), block->size};
 }
 
 const Value* Value::member(const std::string& key) const {

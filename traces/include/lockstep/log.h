@@ -5,6 +5,7 @@
 #include <utility>
 #include <vector>
 
+#include "lockstep/event_members.h"
 #include "lockstep/value.h"
 
 namespace lockstep {
@@ -12,8 +13,8 @@ namespace lockstep {
 struct Event {
   int step = 0;
   std::string agent;
-  std::string event;  // callback, task, idle, settled, prioritychange, threw, mark
-  std::vector<std::pair<std::string, Value>> members;  // in the order the format lists them
+  std::string event;     // callback, task, idle, settled, prioritychange, threw, mark
+  EventMembers members;  // in the order the format lists them
 
   const Value* member(const std::string& key) const;
   friend bool operator==(const Event& a, const Event& b);

@@ -4,7 +4,9 @@
 
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -16,6 +18,8 @@ struct ValueBlock;  // value.cpp
 
 class Value {
  public:
+  using Member = std::pair<std::string, Value>;
+
   enum class Kind : std::uint8_t {
     Undefined,
     Null,
@@ -38,8 +42,19 @@ class Value {
   static Value boolean(bool b);
   static Value number(double d);
   static Value string(std::string s);
+  static Value string(std::string_view s);  // the text copied once, straight into the value
+  static Value string(const char* s);
   static Value array(std::vector<Value> items);
-  static Value object(std::vector<std::pair<std::string, Value>> members);
+  static Value object(std::vector<Member> members);
+  // An object of the members given as key, value, key, value, ..., each built straight into the
+  // object's block: no vector in between (the impl engine makes a lock info on every grant).
+  template <class... KeysAndValues>
+  static Value object_of(KeysAndValues&&... keys_and_values) {
+    static_assert(sizeof...(keys_and_values) > 0 && sizeof...(keys_and_values) % 2 == 0);
+    Value v = object_with_room(sizeof...(keys_and_values) / 2);
+    v.add_members(std::forward<KeysAndValues>(keys_and_values)...);
+    return v;
+  }
   // A DOMException is compared and logged by name; the message is informative only.
   static Value dom_exception(std::string name, std::string message = {});
 
@@ -50,7 +65,7 @@ class Value {
   const std::string& as_string() const { return text_; }  // String; DOMException's name
   const std::string& message() const;
   const std::vector<Value>& items() const;
-  const std::vector<std::pair<std::string, Value>>& members() const;
+  std::span<const Member> members() const;
   const Value* member(const std::string& key) const;
 
   // Structural equality; DOMExceptions compare by name only, objects by members in any order.
@@ -68,7 +83,17 @@ class Value {
   }
   void copy_word(const Value& other);
   void retain() const;
-  void release();
+  // Drops one reference to `block`, which a value of kind `kind` held, and frees it at the last.
+  static void release(const detail::ValueBlock* block, Kind kind);
+
+  // An object whose block has room for `members` members, none built yet (object_of).
+  static Value object_with_room(std::size_t members);
+  void add_member(std::string&& key, Value&& value);  // into that room, in order
+  template <class V, class... Rest>
+  void add_members(const char* key, V&& value, Rest&&... rest) {
+    add_member(std::string(key), Value(std::forward<V>(value)));
+    if constexpr (sizeof...(rest) > 0) add_members(std::forward<Rest>(rest)...);
+  }
 
   Kind kind_ = Kind::Undefined;
   bool boolean_ = false;
