@@ -5,9 +5,14 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
+#include <cstdio>
+#include <fstream>
 #include <string>
 #include <utility>
 #include <vector>
+
+#include "../impl/engine/huge_pages.h"
 
 namespace lockstep::impl {
 namespace {
@@ -129,3 +134,40 @@ TEST(ShortId, HoldsUpToTwentyThreeCharactersAndViewsLongerOnes) {
 
 }  // namespace
 }  // namespace lockstep::impl
+
+#if defined(__linux__)
+namespace lockstep::impl {
+namespace {
+
+// The advice marks the whole 2 MiB pages inside a large buffer for transparent huge pages: the
+// kernel lists the mapping that holds them with the "hg" flag (proc(5), VmFlags).
+bool mapping_has_huge_page_advice(std::uintptr_t address) {
+  std::ifstream smaps("/proc/self/smaps");
+  std::string line;
+  bool inside = false;
+  while (std::getline(smaps, line)) {
+    unsigned long long from = 0, to = 0;
+    if (std::sscanf(line.c_str(), "%llx-%llx ", &from, &to) == 2 && line.find('-') < 17) {
+      inside = from <= address && address < to;
+    } else if (inside && line.rfind("VmFlags:", 0) == 0) {
+      return line.find(" hg") != std::string::npos;
+    }
+  }
+  return false;
+}
+
+TEST(HugePages, TheWholeHugePagesOfALargeBufferAreAdvised) {
+  if (!std::ifstream("/sys/kernel/mm/transparent_hugepage/enabled"))
+    GTEST_SKIP() << "this kernel has no transparent huge pages";
+  constexpr std::size_t kHuge = std::size_t{2} << 20;
+  std::vector<char> buffer(5 * kHuge);  // mmapped by the allocator, not yet advised
+  const auto start = reinterpret_cast<std::uintptr_t>(buffer.data());
+  const std::uintptr_t first_whole = (start + kHuge - 1) & ~(kHuge - 1);
+  EXPECT_FALSE(mapping_has_huge_page_advice(first_whole));
+  advise_huge_pages(buffer.data(), buffer.size());
+  EXPECT_TRUE(mapping_has_huge_page_advice(first_whole));
+  EXPECT_TRUE(mapping_has_huge_page_advice(first_whole + 2 * kHuge));
+}
+}  // namespace
+}  // namespace lockstep::impl
+#endif

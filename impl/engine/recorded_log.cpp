@@ -2,7 +2,14 @@
 
 #include <algorithm>
 
+#include "huge_pages.h"
+
 namespace lockstep::impl {
+
+void RecordedLog::reserve(std::size_t events) {
+  records_.reserve(events);
+  advise_huge_pages(records_.data(), records_.capacity() * sizeof(Record));
+}
 
 RecordedLog::Record& RecordedLog::append(Shape shape, int step, const std::string* agent,
                                          const char* event) {
@@ -39,8 +46,10 @@ void RecordedLog::record_settled(int step, const std::string* agent, ShortId tar
 // The members in the order traces/README.md lists them for each event.
 void RecordedLog::flush() {
   const std::size_t needed = log_.events.size() + records_.size();
-  if (needed > log_.events.capacity())  // geometric: check reads the log after every unit
+  if (needed > log_.events.capacity()) {  // geometric: check reads the log after every unit
     log_.events.reserve(std::max(needed, 2 * log_.events.capacity()));
+    advise_huge_pages(log_.events.data(), log_.events.capacity() * sizeof(Event));
+  }
   for (Record& r : records_) {
     Event& e = log_.events.emplace_back();
     e.step = r.step;

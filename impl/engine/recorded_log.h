@@ -23,7 +23,7 @@ using Members = std::vector<std::pair<std::string, Value>>;
 
 class RecordedLog {
  public:
-  void reserve(std::size_t events) { records_.reserve(events); }
+  void reserve(std::size_t events);
 
   // An event whose members the caller built.
   void record(int step, const std::string* agent, const char* event, Members members);
