@@ -539,6 +539,38 @@ TEST_F(LockManagerTest, SnapshotOrdersPendingByQueueMapAndHeldByInsertion) {
   EXPECT_EQ(s.held[0].mode, Mode::Shared);
 }
 
+// After many releases the held set still lists the remaining locks in the order they were granted
+// (algorithm-snapshot-state step 5), and termination still finds every record of its agent and
+// none of another's.
+TEST_F(LockManagerTest, HeldSetOrderSurvivesManyReleasesAndTermination) {
+  std::vector<std::string> expected;
+  for (int id = 0; id < 300; ++id)
+    ASSERT_EQ(request(id, id % 2 == 0 ? x_ : y_, "n" + std::to_string(id), Mode::Exclusive),
+              RequestOutcome::Granted);
+  // Release every id that is not a multiple of 3: two thirds of the set, so holes outnumber
+  // the locks more than once along the way.
+  for (int id = 0; id < 300; ++id)
+    if (id % 3 != 0) manager_.release(t(id));
+  for (int id = 0; id < 300; id += 3)
+    expected.push_back("n" + std::to_string(id) + ":X:" + (id % 2 == 0 ? "X" : "Y") + ":" +
+                       std::to_string(id));
+  EXPECT_EQ(held(), expected);
+  EXPECT_EQ(manager_.held_count(), 100u);
+  // New grants go to the end, after the survivors.
+  ASSERT_EQ(request(1000, y_, "late", Mode::Exclusive), RequestOutcome::Granted);
+  expected.push_back("late:X:Y:1000");
+  EXPECT_EQ(held(), expected);
+  // Terminating X releases exactly its locks (even ids); Y's stay, in their order.
+  manager_.terminate(x_);
+  std::vector<std::string> only_y;
+  for (const std::string& e : expected)
+    if (e.find(":X:Y:") != std::string::npos) only_y.push_back(e);
+  EXPECT_EQ(held(), only_y);
+  EXPECT_EQ(manager_.held_count(), only_y.size());
+  for (int id = 0; id < 300; id += 6) EXPECT_FALSE(manager_.holds(t(id))) << id;
+  for (int id = 3; id < 300; id += 6) EXPECT_TRUE(manager_.holds(t(id))) << id;
+}
+
 TEST_F(LockManagerTest, SnapshotOfAFreshManagerIsEmpty) {
   EXPECT_EQ(held(), Strings{});
   EXPECT_EQ(pending(), Strings{});
