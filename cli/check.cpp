@@ -22,6 +22,7 @@ int check_command(const CheckArgs& args) {
   check::Options options;
   options.profile = args.profile == "intent" ? check::Profile::Intent : check::Profile::Normative;
   options.max_runs = args.max_runs;
+  options.max_seconds = args.max_seconds;
   options.compare_steps = !args.ignore_steps;
   options.partial = args.partial;
   options.impl_first = !args.model_only;

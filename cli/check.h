@@ -11,7 +11,8 @@ struct CheckArgs {
   std::string profile = "normative";  // normative | intent
   std::string format = "text";        // text | json
   std::string junit;                  // also write a JUnit XML report here
-  std::uint64_t max_runs = 20'000;
+  std::uint64_t max_runs = 100'000;   // check::Options::max_runs
+  double max_seconds = 0;             // 0: no time limit
   bool ignore_steps = false;
   bool partial = false;
   bool model_only = false;

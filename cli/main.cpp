@@ -147,6 +147,11 @@ int main(int argc, char** argv) {
                    "Replays before the verdict is unknown (for each engine's search)")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
+  check_cmd
+      ->add_option("--max-seconds", check.max_seconds,
+                   "Wall-clock seconds for the whole check before the verdict is unknown (default: "
+                   "no limit; with it, the verdict may depend on the machine)")
+      ->check(CLI::PositiveNumber);
   check_cmd->add_flag("--ignore-steps", check.ignore_steps,
                       "Compare events without their step numbers");
   check_cmd->add_flag("--partial", check.partial,

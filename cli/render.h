@@ -18,7 +18,7 @@ struct RenderArgs {
   bool coverage = false;
   bool corpus = false;
   std::string profile = "normative";
-  std::uint64_t max_runs = 20'000;
+  std::uint64_t max_runs = 100'000;  // as check's (check::Options::max_runs)
   bool ignore_steps = false;
   bool partial = false;
 };

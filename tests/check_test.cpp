@@ -709,6 +709,79 @@ TEST(Check, TheBudgetGivesUnknown) {
   EXPECT_NE(to_json(report.value(), "nested").find("\"maxRuns\": 1"), std::string::npos);
 }
 
+// Options::max_seconds bounds the whole check in wall-clock time: past it no replay begins and the
+// verdict is unknown, with the reports saying it was the time (not the replays) that ran out.
+TEST(Check, TheTimeBudgetGivesUnknown) {
+  Case c = corpus_case("web-locks/example-nested-deadlock");
+  c.log.events.pop_back();
+  const auto unlimited = check(c.trace, c.log, Options{});
+  ASSERT_TRUE(unlimited.ok());
+  ASSERT_EQ(unlimited->verdict, Verdict::NotAllowed);
+  EXPECT_FALSE(unlimited->time_ran_out);
+  EXPECT_EQ(to_json(unlimited.value(), "nested").find("maxSeconds"), std::string::npos);
+
+  Options options;
+  options.max_seconds = 1e-9;  // passed before the search's first probe
+  const auto report = check(c.trace, c.log, options);
+  ASSERT_TRUE(report.ok());
+  EXPECT_EQ(report->verdict, Verdict::Unknown);
+  EXPECT_TRUE(report->time_ran_out);
+  EXPECT_LT(report->runs, unlimited->runs);
+  EXPECT_EQ(report->model_runs, 0u);  // neither the model's search nor its look-up of spec steps
+  const std::string text = to_text(report.value(), "nested");
+  EXPECT_NE(text.find("the time budget ran out before every schedule was tried"),
+            std::string::npos);
+  EXPECT_EQ(text.find("--max-runs sets it"), std::string::npos);
+  const std::string json = to_json(report.value(), "nested");
+  EXPECT_NE(json.find("\"budgetSpent\": \"time\""), std::string::npos);
+  EXPECT_NE(json.find("\"maxSeconds\": 1e-09"), std::string::npos);
+  EXPECT_NE(to_junit(report.value(), "nested").find("unknown: time budget spent"),
+            std::string::npos);
+
+  // Spent replays say so too.
+  options = Options{};
+  options.max_runs = 1;
+  const auto out_of_runs = check(c.trace, c.log, options);
+  ASSERT_TRUE(out_of_runs.ok());
+  EXPECT_FALSE(out_of_runs->time_ran_out);
+  EXPECT_NE(to_json(out_of_runs.value(), "nested").find("\"budgetSpent\": \"runs\""),
+            std::string::npos);
+}
+
+// The replay that may answer at once (the canonical schedule on the impl engine) is made whatever
+// the time budget: a log it explains is allowed, not unknown.
+TEST(Check, ALogTheCanonicalScheduleExplainsIsAllowedWithinAnyTimeBudget) {
+  const Case c = corpus_case("web-locks/example-nested-deadlock");
+  Options options;
+  options.max_seconds = 1e-9;
+  const auto report = check(c.trace, c.log, options);
+  ASSERT_TRUE(report.ok());
+  EXPECT_EQ(report->verdict, Verdict::Allowed);
+  EXPECT_FALSE(report->time_ran_out);
+}
+
+// Three loops of one origin that all steal one name, every event in the last step (found by the
+// property CheckAllowsEveryLogTheModelProduces, seed 9643): every unit enqueues lock steps on the
+// one partition, so no two commute, and the search needs about 22,000 replays, all in its first
+// round (I-26), which gets half the budget. The default budget decides it; 20,000, the default
+// before 2026-11-29, left it unknown.
+TEST(Check, ThreeLoopsStealingOneNameAreDecidedWithinTheDefaultBudget) {
+  const std::string dir = std::string(LOCKSTEP_SOURCE_DIR) + "/tests/check/";
+  auto trace = read_trace_file(dir + "three-loops-steal-one-name.trace.json");
+  auto log = read_log_file(dir + "three-loops-steal-one-name.log.json");
+  ASSERT_TRUE(trace.ok() && log.ok());
+  const auto report = check(trace.value(), log.value(), Options{});
+  ASSERT_TRUE(report.ok());
+  EXPECT_EQ(report->verdict, Verdict::Allowed);
+  EXPECT_GT(report->runs, 10'000u);  // more than the old default's first round could make
+  Trace pinned = trace.value();
+  pinned.schedule = report->schedule;
+  pinned.readings = report->readings;
+  auto replayed = make_spec_engine()->run(pinned, {});
+  ASSERT_TRUE(replayed.ok());
+  EXPECT_TRUE(same_observations(pinned, replayed.result().log, log.value()));
+}
+
 // A search whose budget runs out on the impl engine is not made again on the model, whose search
 // would make the same replays: the same divergence, whose spec steps (which only the model trails)
 // come from one model replay of the schedule that got there. They are those of that run, so among

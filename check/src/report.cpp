@@ -65,6 +65,9 @@ std::string explain(const Report& report) {
       out << (i ? ", " : " ") << d.spec_steps[i];
     if (d.spec_steps.size() > kShown) out << " (+" << d.spec_steps.size() - kShown << " more)";
     out << "\n";
+  } else if (!d.spec_steps_looked_up && !d.instead.empty() && report.time_ran_out) {
+    out << "spec steps: not looked up (the time budget ran out, and the model replay that looks "
+           "them up was not begun; --model-only searches the model, which names them)\n";
   } else if (!d.spec_steps_looked_up && !d.instead.empty()) {
     out << "spec steps: not looked up (the budget ran out on the impl engine, and a model "
            "replay of the divergence's schedule did not get there; --model-only searches the "
@@ -124,7 +127,10 @@ std::string to_text(const Report& report, const std::string& trace_name) {
     for (const std::string& c : report.schedule) out << " " << c;
     out << "\n" << reading_line(report) << searches_text(report);
   } else {
-    if (report.verdict == Verdict::Unknown)
+    if (report.verdict == Verdict::Unknown && report.time_ran_out)
+      out << "the time budget ran out before every schedule was tried: " << report.max_seconds
+          << " s for the whole check (--max-seconds sets it; more time may decide the log)\n";
+    else if (report.verdict == Verdict::Unknown)
       out << "the search budget ran out before every schedule was tried: " << report.max_runs
           << (report.max_runs == 1 ? " replay" : " replays")
           << " under each combination of readings on each engine (--max-runs sets it; a "
@@ -146,6 +152,8 @@ std::string to_json(const Report& report, const std::string& trace_name) {
   j["reusedProbes"] = report.reused_probes;
   j["statesAlreadyTried"] = report.states_already_tried;
   j["maxRuns"] = report.max_runs;
+  if (report.max_seconds > 0) j["maxSeconds"] = report.max_seconds;
+  if (report.verdict == Verdict::Unknown) j["budgetSpent"] = report.time_ran_out ? "time" : "runs";
   j["observedEvents"] = report.observed_events;
   if (report.verdict == Verdict::Allowed) j["schedule"] = report.schedule;
   j["readings"] = readings_json(report.readings);
@@ -195,8 +203,8 @@ std::string to_junit(const Report& report, const std::string& trace_name) {
   if (failed)
     out << "<failure message=\"not allowed\">" << xml_escape(explain(report)) << "</failure>\n";
   if (skipped)
-    out << "<skipped message=\"unknown: search budget spent\">" << xml_escape(explain(report))
-        << "</skipped>\n";
+    out << "<skipped message=\"unknown: " << (report.time_ran_out ? "time" : "search")
+        << " budget spent\">" << xml_escape(explain(report)) << "</skipped>\n";
   out << "</testcase>\n</testsuite>\n</testsuites>\n";
   return out.str();
 }

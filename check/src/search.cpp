@@ -39,6 +39,7 @@
 // search would make the same replays. Any other outcome is searched again on the model, which
 // alone gives a divergence its spec steps (search_reading).
 #include <algorithm>
+#include <chrono>
 #include <limits>
 #include <map>
 #include <optional>
@@ -62,7 +63,22 @@ namespace lockstep::check {
 namespace {
 
 struct Stop {};         // thrown out of an engine's choice point to end a replay early
-struct BudgetSpent {};  // thrown when a probe would exceed Options::max_runs
+struct BudgetSpent {};  // thrown when a probe would exceed Options::max_runs or max_seconds
+
+// Options::max_seconds as a point in time, shared by every search of one check.
+class Deadline {
+ public:
+  explicit Deadline(double seconds) {
+    if (seconds > 0)
+      at_ = std::chrono::steady_clock::now() +
+            std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                std::chrono::duration<double>(seconds));
+  }
+  bool passed() const { return at_ && std::chrono::steady_clock::now() >= *at_; }
+
+ private:
+  std::optional<std::chrono::steady_clock::time_point> at_;  // none: no limit
+};
 
 constexpr std::size_t kSilent = std::numeric_limits<std::size_t>::max();
 
@@ -156,8 +172,9 @@ class Search {
  public:
   // Under `readings`, whatever the trace's own (search_every_reading).
   Search(const Trace& trace, const Readings& readings, const Log& observed, const Options& options,
-         SearchEngine engine)
+         SearchEngine engine, const Deadline& deadline)
       : engine_(engine),
+        deadline_(deadline),
         trace_(as_searched(trace, readings, copy_)),
         observed_(observed),
         options_(options),
@@ -210,7 +227,7 @@ class Search {
       round_limit_ = report_.runs + std::max<std::uint64_t>(left / 2, 1);
       report_.verdict = search_within_bound();
       if (report_.verdict == Verdict::Allowed) return finish();
-      if (report_.runs >= options_.max_runs) {
+      if (report_.runs >= options_.max_runs || report_.time_ran_out) {
         report_.verdict = Verdict::Unknown;
         break;
       }
@@ -223,7 +240,7 @@ class Search {
   // Depth first over the schedules in which at most early_bound_ steps wait for queued work (I-26).
   Verdict search_within_bound() {
     for (;;) {
-      if (report_.runs >= round_limit_) return Verdict::Unknown;
+      if (!may_replay()) return Verdict::Unknown;
       Outcome outcome;
       try {
         outcome = replay(nodes_.size());
@@ -655,7 +672,7 @@ class Search {
         o = outcome_of(known->second);  // probed in an earlier round: the same replay
         ++report_.reused_probes;
       } else {
-        if (report_.runs >= round_limit_) throw BudgetSpent{};
+        if (!may_replay()) throw BudgetSpent{};
         ProbeRecord record;
         o = replay(depth, &record, rank);
         if (options_.reuse_probes) probed_.emplace(key, record);
@@ -776,7 +793,16 @@ class Search {
     }
   }
 
+  // Whether the search may begin another replay: within this round's share of max_runs and
+  // before the deadline of max_seconds (noted in the report when that is what stops it).
+  bool may_replay() {
+    if (report_.runs >= round_limit_) return false;
+    if (deadline_.passed()) report_.time_ran_out = true;
+    return !report_.time_ran_out;
+  }
+
   SearchEngine engine_;
+  const Deadline& deadline_;
   std::optional<Trace> copy_;  // of the caller's trace, if it needed other readings or no schedule
   const Trace& trace_;
   const Log& observed_;
@@ -837,11 +863,11 @@ class Search {
 // out there is unknown; otherwise, or if the impl engine fails, rules the log out or is not
 // confirmed, on the model, which alone gives a divergence its spec steps.
 Report search_reading(const Trace& trace, const Readings& readings, const Log& observed,
-                      const Options& options) {
+                      const Options& options, const Deadline& deadline) {
   std::uint64_t impl_runs = 0, impl_choice_points = 0, impl_reused_probes = 0, unconfirmed = 0,
                 impl_states_already_tried = 0;
   if (options.impl_first) {
-    Search search(trace, readings, observed, options, SearchEngine::Impl);
+    Search search(trace, readings, observed, options, SearchEngine::Impl, deadline);
     try {
       const Report report = search.run();
       if (search.canonical_on_impl()) return report;
@@ -853,6 +879,14 @@ Report search_reading(const Trace& trace, const Readings& readings, const Log& o
       if (report.verdict == Verdict::Allowed)
         if (std::optional<Report> confirmed = search.confirmed_by_the_model()) return *confirmed;
       unconfirmed = report.verdict == Verdict::Allowed ? 1 : 0;  // a model replay that disagreed
+      if (deadline.passed()) {  // no time left for the model's search: unknown
+        Report cut = report;
+        cut.verdict = Verdict::Unknown;
+        cut.time_ran_out = true;
+        cut.runs = search.runs();
+        cut.model_runs = unconfirmed;
+        return cut;
+      }
     } catch (const ImplFailed&) {
       // The model replays it next and says what is wrong, if anything.
     }
@@ -863,7 +897,8 @@ Report search_reading(const Trace& trace, const Readings& readings, const Log& o
   }
   Options model_options = options;
   model_options.impl_first = false;
-  Report report = Search(trace, readings, observed, model_options, SearchEngine::Model).run();
+  Report report =
+      Search(trace, readings, observed, model_options, SearchEngine::Model, deadline).run();
   report.model_runs = report.runs + unconfirmed;
   report.runs += impl_runs + unconfirmed;
   report.choice_points += impl_choice_points;
@@ -876,14 +911,20 @@ Report search_reading(const Trace& trace, const Readings& readings, const Log& o
 // Otherwise the verdict is unknown if any reading's search ran out of budget, and the divergence is
 // the one that got furthest (the first reading's on a tie).
 Report search_every_reading(const Trace& trace, const Log& observed, const Options& options) {
+  const Deadline deadline(options.max_seconds);
   Report result;
   std::uint64_t runs = 0, model_runs = 0, choice_points = 0, reused_probes = 0,
                 states_already_tried = 0;
-  bool unknown = false;
+  bool unknown = false, time_ran_out = false;
   std::vector<ReadingSearch> searches;
   const std::vector<Readings> readings = trace.readings_that_matter();
   for (std::size_t i = 0; i < readings.size(); ++i) {
-    Report report = search_reading(trace, readings[i], observed, options);
+    if (i > 0 && deadline.passed()) {  // the readings left are not searched: unknown
+      unknown = time_ran_out = true;
+      break;
+    }
+    Report report = search_reading(trace, readings[i], observed, options, deadline);
+    time_ran_out = time_ran_out || report.time_ran_out;
     report.readings = readings[i];
     searches.push_back(ReadingSearch{readings[i], report.verdict, report.runs, report.model_runs,
                                      report.choice_points,
@@ -905,12 +946,13 @@ Report search_every_reading(const Trace& trace, const Log& observed, const Optio
   }
   if (result.verdict != Verdict::Allowed)
     result.verdict = unknown ? Verdict::Unknown : Verdict::NotAllowed;
-  // Unknown on the impl engine: the divergence reported gets its spec steps from one model replay.
+  // Unknown on the impl engine: the divergence reported gets its spec steps from one model replay,
+  // unless the time ran out (that replay may take as long as the model's replay of the trace).
   if (result.verdict == Verdict::Unknown && result.divergence &&
-      !result.divergence->spec_steps_looked_up) {
+      !result.divergence->spec_steps_looked_up && !time_ran_out) {
     Options model_options = options;
     model_options.impl_first = false;
-    Search search(trace, result.readings, observed, model_options, SearchEngine::Model);
+    Search search(trace, result.readings, observed, model_options, SearchEngine::Model, deadline);
     search.look_up_spec_steps(*result.divergence);
     runs += search.runs();
     model_runs += search.runs();
@@ -924,6 +966,8 @@ Report search_every_reading(const Trace& trace, const Log& observed, const Optio
   result.reused_probes = reused_probes;
   result.states_already_tried = states_already_tried;
   result.max_runs = options.max_runs;
+  result.max_seconds = options.max_seconds;
+  result.time_ran_out = result.verdict == Verdict::Unknown && time_ran_out;
   return result;
 }
 
