@@ -112,6 +112,7 @@ int fuzz_target_command(const FuzzTargetArgs& args) {
   check::Options options;
   options.partial = target.value("partial", false);
   options.max_runs = args.max_runs;
+  options.max_seconds = args.max_seconds;
 
   std::error_code ec;
   fs::create_directories(fs::path(args.out) / "failures", ec);
@@ -208,6 +209,7 @@ int fuzz_target_command(const FuzzTargetArgs& args) {
                      {"cannotExpress", tally.cannot},
                      {"unknown", tally.unknown},
                      {"maxRuns", args.max_runs},
+                     {"maxSeconds", args.max_seconds > 0 ? Json(args.max_seconds) : Json(nullptr)},
                      {"failures", failures},
                      {"unknowns", unknowns}};
   write_text(fs::path(args.out) / "summary.json", summary.dump(2) + "\n");

@@ -87,6 +87,11 @@ int main(int argc, char** argv) {
                    "(such traces are kept under unknown/ to be checked again with more)")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
+  fuzz_cmd
+      ->add_option("--max-seconds", fuzz_target.max_seconds,
+                   "--target: check's time per trace, wall-clock seconds before the verdict is "
+                   "unknown (default: no limit; see --max-runs)")
+      ->check(CLI::PositiveNumber);
   fuzz_cmd->add_flag("--no-serve", fuzz_target.no_serve,
                      "--target: start the adapter once per trace even where the target can serve "
                      "many traces from one process (targets.json \"serve\")");

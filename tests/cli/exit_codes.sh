@@ -88,6 +88,10 @@ summary "$tmp/reverser" "s['maxRuns'] == 1 and s['unknown'] > 0 and len(s['unkno
 undecided=$(python3 -c "import json,sys; u=json.load(open(sys.argv[1]))['unknowns'][0]; print(u['trace'], u['log'])" "$tmp/reverser/summary.json")
 [ -f "$(dirname ${undecided%% *})/check.txt" ] || { echo "FAIL fuzz --target keeps no explanation of an undecided trace"; fail=1; }
 check 1 "check an undecided trace with the default budget" "$lockstep" check $undecided
+# ... and within --max-seconds, check's time per trace.
+check 0 "fuzz --target reverser --max-seconds" "$lockstep" fuzz --targets "$tmp/reverser.json" --target reverser --count 4 --seed 3 --max-seconds 0.000001 --shrink 0 --out "$tmp/reverser-timed"
+summary "$tmp/reverser-timed" "s['maxSeconds'] > 0 and s['unknown'] > 0 and s['notAllowed'] == 0" \
+  || { echo "FAIL fuzz --target --max-seconds does not bound check"; cat "$tmp/reverser-timed/summary.json"; fail=1; }
 # gen: every trace it writes validates and replays; shards split a campaign without changing it.
 check 0 "gen files" "$lockstep" gen --seed 11 --count 6 --steps 20 --out "$tmp/gen"
 for t in "$tmp"/gen/*.trace.json; do
