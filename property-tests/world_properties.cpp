@@ -495,6 +495,41 @@ void cached_states_change_only_the_replays() {
                                "observed log:\n" + write_log(log)));
 }
 
+// Options::max_seconds only cuts the search short: with any time budget the verdict is the one
+// without it or unknown, unknown for the time only when the time ran out, and a search the time
+// did not cut is the same search, replay for replay. Logs of small worlds with early units, one in
+// three with an event dropped (so some are not allowed); time budgets from one microsecond, which
+// cuts nearly every search, to ten milliseconds, which cuts few.
+void a_time_budget_only_turns_verdicts_unknown() {
+  const auto world = small_world_with_early_units(/*may_drop_an_event=*/true);
+  const Trace& trace = world.first;
+  const Log& log = world.second;
+  check::Options untimed, timed;
+  untimed.max_runs = timed.max_runs = 2'000;
+  timed.max_seconds = *rc::gen::element(1e-6, 1e-4, 1e-3, 1e-2);
+  const auto without = check::check(trace, log, untimed);
+  const auto with = check::check(trace, log, timed);
+  RC_ASSERT(without.ok() && with.ok());
+  RC_CLASSIFY(with->time_ran_out, "time ran out");
+  RC_CLASSIFY(without->verdict == check::Verdict::NotAllowed, "not allowed");
+  std::string why;
+  if (without->time_ran_out)
+    why = "a check without a time budget says the time ran out";
+  else if (with->verdict != check::Verdict::Unknown && with->verdict != without->verdict)
+    why = "the time budget changed a verdict";
+  else if (with->time_ran_out && with->verdict != check::Verdict::Unknown)
+    why = "the time ran out, yet the verdict is not unknown";
+  else if (!with->time_ran_out &&
+           (with->verdict != without->verdict || with->runs != without->runs ||
+            with->schedule != without->schedule))
+    why = "a search the time did not cut differs from the search without a time budget";
+  if (!why.empty())
+    RC_FAIL(counterexample("check-time-budget", trace,
+                           why + "\ntimed: " + check::to_text(with.value(), trace.name) +
+                               "untimed: " + check::to_text(without.value(), trace.name) +
+                               "observed log:\n" + write_log(log)));
+}
+
 // lockstep check's soundness on larger worlds (up to six agents, half the generator's size, to
 // keep the CI budget under the sanitizers): a log of the model is never "not allowed" (the search
 // may run out of budget: "unknown" is counted, not failed).
@@ -726,6 +761,7 @@ const std::vector<Property>& world_properties() {
        engines_offer_the_same_choice_points_when_steered},
       {"UnitsTakenAsIndependentCommute", units_taken_as_independent_commute},
       {"CachedStatesChangeOnlyTheReplays", cached_states_change_only_the_replays},
+      {"ATimeBudgetOnlyTurnsVerdictsUnknown", a_time_budget_only_turns_verdicts_unknown},
   };
   return all;
 }

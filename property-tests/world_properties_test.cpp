@@ -61,5 +61,9 @@ RC_GTEST_PROP(Worlds, UnitsTakenAsIndependentCommute, ()) {
   units_taken_as_independent_commute();
 }
 
+RC_GTEST_PROP(Worlds, ATimeBudgetOnlyTurnsVerdictsUnknown, ()) {
+  a_time_budget_only_turns_verdicts_unknown();
+}
+
 }  // namespace
 }  // namespace lockstep::properties
