@@ -17,7 +17,8 @@ struct FuzzTargetArgs {
   int shrink = 3;           // failures shrunk (the rest are kept as found)
   bool no_serve = false;    // the per-trace command even where the target has a serve command
   std::uint64_t max_runs = 2'000;  // check's budget per trace: replays before it says unknown
-  double max_seconds = 0;          // and its time per trace (check::Options::max_seconds); 0: none
+  // and its time per trace and per shrink candidate (check::Options::max_seconds); 0: none
+  double max_seconds = 0;
   std::string out = "fuzz-results";
 };
 

@@ -89,9 +89,9 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   fuzz_cmd
       ->add_option("--max-seconds", fuzz_target.max_seconds,
-                   "--target: check's time per trace, wall-clock seconds before the verdict is "
-                   "unknown (default: no limit; see --max-runs)")
-      ->check(CLI::PositiveNumber);
+                   "--target: check's time per trace (and per shrink candidate), wall-clock "
+                   "seconds before the verdict is unknown (0, the default: no limit)")
+      ->check(CLI::NonNegativeNumber);
   fuzz_cmd->add_flag("--no-serve", fuzz_target.no_serve,
                      "--target: start the adapter once per trace even where the target can serve "
                      "many traces from one process (targets.json \"serve\")");
@@ -154,9 +154,9 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   check_cmd
       ->add_option("--max-seconds", check.max_seconds,
-                   "Wall-clock seconds for the whole check before the verdict is unknown (default: "
-                   "no limit; with it, the verdict may depend on the machine)")
-      ->check(CLI::PositiveNumber);
+                   "Wall-clock seconds for the whole check before the verdict is unknown (0, the "
+                   "default: no limit; with one, the verdict may depend on the machine)")
+      ->check(CLI::NonNegativeNumber);
   check_cmd->add_flag("--ignore-steps", check.ignore_steps,
                       "Compare events without their step numbers");
   check_cmd->add_flag("--partial", check.partial,

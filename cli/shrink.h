@@ -10,9 +10,11 @@ struct ShrinkArgs {
   std::string command;  // the adapter: {trace} and {log} are replaced by file paths
   std::string out;      // where the minimal trace goes; empty: stdout
   std::string profile = "normative";
-  std::uint64_t max_runs = 20'000;  // check's budget per candidate
-  bool partial = false;             // check --partial: the target may lose an ended agent's events
-  bool ignore_steps = false;        // check --ignore-steps
+  // check's budget per candidate: below check's default, as a shrink checks many candidates and
+  // one left unknown only keeps a larger trace (check/README.md, "The budget")
+  std::uint64_t max_runs = 20'000;
+  bool partial = false;       // check --partial: the target may lose an ended agent's events
+  bool ignore_steps = false;  // check --ignore-steps
 };
 
 // Exit 0 with the minimal trace written, 2 when the input does not fail to begin with or the

@@ -227,7 +227,7 @@ void check_allows_every_log_the_model_produces() {
 // its budget ("explained with early units"); "unknown" is counted, not failed: early units are
 // stamped with the settling step under way, which often fits before several steps, and the
 // search tries each (check/README.md, "The budget": at 2,000 replays 0.15-0.25% ended unknown,
-// at the default none of 4,000). A schedule it reports replays the log.
+// at the default 2 of 20,000). A schedule it reports replays the log.
 void check_never_rejects_model_logs_with_early_units() {
   const auto [trace, log] = small_world_with_early_units(/*may_drop_an_event=*/false);
   const check::Report report = checked(trace, log, check::Options{}.max_runs);
@@ -496,10 +496,11 @@ void cached_states_change_only_the_replays() {
 }
 
 // Options::max_seconds only cuts the search short: with any time budget the verdict is the one
-// without it or unknown, unknown for the time only when the time ran out, and a search the time
-// did not cut is the same search, replay for replay. Logs of small worlds with early units, one in
-// three with an event dropped (so some are not allowed); time budgets from one microsecond, which
-// cuts nearly every search, to ten milliseconds, which cuts few.
+// without it or unknown, a log the impl engine ruled out before the time ran out is one the whole
+// check rules out, and a search the time did not cut is the same search, replay for replay. Logs of
+// small worlds with early units, one in three with an event dropped (so some are not allowed); time
+// budgets from one microsecond, which cuts nearly every search, to ten milliseconds, which cuts
+// few.
 void a_time_budget_only_turns_verdicts_unknown() {
   const auto world = small_world_with_early_units(/*may_drop_an_event=*/true);
   const Trace& trace = world.first;
@@ -512,13 +513,16 @@ void a_time_budget_only_turns_verdicts_unknown() {
   RC_ASSERT(without.ok() && with.ok());
   RC_CLASSIFY(with->time_ran_out, "time ran out");
   RC_CLASSIFY(without->verdict == check::Verdict::NotAllowed, "not allowed");
+  RC_CLASSIFY(with->not_allowed_on_impl, "not allowed on the impl engine, then the time ran out");
   std::string why;
   if (without->time_ran_out)
     why = "a check without a time budget says the time ran out";
   else if (with->verdict != check::Verdict::Unknown && with->verdict != without->verdict)
     why = "the time budget changed a verdict";
-  else if (with->time_ran_out && with->verdict != check::Verdict::Unknown)
-    why = "the time ran out, yet the verdict is not unknown";
+  else if (with->not_allowed_on_impl && without->verdict != check::Verdict::NotAllowed)
+    why = "the impl engine's search ruled out a log the check without a time budget did not";
+  else if (with->runs_ran_out && without->verdict != check::Verdict::Unknown)
+    why = "the replays ran out with a time budget but not without";
   else if (!with->time_ran_out &&
            (with->verdict != without->verdict || with->runs != without->runs ||
             with->schedule != without->schedule))

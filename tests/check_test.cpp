@@ -718,7 +718,9 @@ TEST(Check, TheTimeBudgetGivesUnknown) {
   ASSERT_TRUE(unlimited.ok());
   ASSERT_EQ(unlimited->verdict, Verdict::NotAllowed);
   EXPECT_FALSE(unlimited->time_ran_out);
+  EXPECT_FALSE(unlimited->runs_ran_out);
   EXPECT_EQ(to_json(unlimited.value(), "nested").find("maxSeconds"), std::string::npos);
+  EXPECT_EQ(to_json(unlimited.value(), "nested").find("budgetSpent"), std::string::npos);
 
   Options options;
   options.max_seconds = 1e-9;  // passed before the search's first probe
@@ -726,6 +728,11 @@ TEST(Check, TheTimeBudgetGivesUnknown) {
   ASSERT_TRUE(report.ok());
   EXPECT_EQ(report->verdict, Verdict::Unknown);
   EXPECT_TRUE(report->time_ran_out);
+  EXPECT_FALSE(report->runs_ran_out);
+  EXPECT_FALSE(report->not_allowed_on_impl);  // cut during the impl engine's search
+  // Cut in the first combination of readings: the others are not begun.
+  EXPECT_EQ(report->readings_searched, 1u);
+  EXPECT_EQ(report->readings_not_searched, unlimited->readings_searched - 1);
   EXPECT_LT(report->runs, unlimited->runs);
   EXPECT_EQ(report->model_runs, 0u);  // neither the model's search nor its look-up of spec steps
   const std::string text = to_text(report.value(), "nested");
@@ -733,7 +740,7 @@ TEST(Check, TheTimeBudgetGivesUnknown) {
             std::string::npos);
   EXPECT_EQ(text.find("--max-runs sets it"), std::string::npos);
   const std::string json = to_json(report.value(), "nested");
-  EXPECT_NE(json.find("\"budgetSpent\": \"time\""), std::string::npos);
+  EXPECT_NE(json.find("\"budgetSpent\": [\n    \"time\"\n  ]"), std::string::npos);
   EXPECT_NE(json.find("\"maxSeconds\": 1e-09"), std::string::npos);
   EXPECT_NE(to_junit(report.value(), "nested").find("unknown: time budget spent"),
             std::string::npos);
@@ -744,8 +751,17 @@ TEST(Check, TheTimeBudgetGivesUnknown) {
   const auto out_of_runs = check(c.trace, c.log, options);
   ASSERT_TRUE(out_of_runs.ok());
   EXPECT_FALSE(out_of_runs->time_ran_out);
-  EXPECT_NE(to_json(out_of_runs.value(), "nested").find("\"budgetSpent\": \"runs\""),
+  EXPECT_TRUE(out_of_runs->runs_ran_out);
+  EXPECT_NE(to_json(out_of_runs.value(), "nested").find("\"budgetSpent\": [\n    \"runs\"\n  ]"),
             std::string::npos);
+
+  // A budget too large for the clock's tick count is no limit, not one already passed.
+  options = Options{};
+  options.max_seconds = 1e300;
+  const auto huge = check(c.trace, c.log, options);
+  ASSERT_TRUE(huge.ok());
+  EXPECT_EQ(huge->verdict, Verdict::NotAllowed);
+  EXPECT_EQ(huge->runs, unlimited->runs);
 }
 
 // The replay that may answer at once (the canonical schedule on the impl engine) is made whatever

@@ -93,6 +93,31 @@ std::string reading_line(const Report& report) {
 }
 
 // Each combination of readings searched, when there were several: what a log depends on.
+// Why a verdict is unknown: the replays spent, the time spent, or both (check/README.md, "The
+// budget").
+std::string budget_text(const Report& report) {
+  std::ostringstream out;
+  if (report.runs_ran_out)
+    out << "the search budget ran out before every schedule was tried: " << report.max_runs
+        << (report.max_runs == 1 ? " replay" : " replays")
+        << " under each combination of readings on each engine (--max-runs sets it; a "
+           "larger budget may decide the log)\n";
+  if (!report.time_ran_out) return out.str();
+  if (report.not_allowed_on_impl)
+    out << "the time budget ran out after the impl engine's search had tried every schedule and "
+           "found none that explains the log, before the model's search, which alone decides "
+           "\"not allowed\": "
+        << report.max_seconds << " s for the whole check (--max-seconds sets it)\n";
+  else
+    out << "the time budget ran out before every schedule was tried: " << report.max_seconds
+        << " s for the whole check (--max-seconds sets it; more time may decide the log)\n";
+  if (report.readings_not_searched > 0)
+    out << report.readings_not_searched << " combination"
+        << (report.readings_not_searched == 1 ? "" : "s")
+        << " of readings not searched for want of time\n";
+  return out.str();
+}
+
 std::string searches_text(const Report& report) {
   if (report.searches.size() < 2) return "";
   std::ostringstream out;
@@ -127,14 +152,7 @@ std::string to_text(const Report& report, const std::string& trace_name) {
     for (const std::string& c : report.schedule) out << " " << c;
     out << "\n" << reading_line(report) << searches_text(report);
   } else {
-    if (report.verdict == Verdict::Unknown && report.time_ran_out)
-      out << "the time budget ran out before every schedule was tried: " << report.max_seconds
-          << " s for the whole check (--max-seconds sets it; more time may decide the log)\n";
-    else if (report.verdict == Verdict::Unknown)
-      out << "the search budget ran out before every schedule was tried: " << report.max_runs
-          << (report.max_runs == 1 ? " replay" : " replays")
-          << " under each combination of readings on each engine (--max-runs sets it; a "
-             "larger budget may decide the log)\n";
+    if (report.verdict == Verdict::Unknown) out << budget_text(report);
     out << reading_line(report) << searches_text(report) << explain(report);
   }
   for (const std::string& a : report.assumptions) out << "assumed: " << a << "\n";
@@ -153,7 +171,13 @@ std::string to_json(const Report& report, const std::string& trace_name) {
   j["statesAlreadyTried"] = report.states_already_tried;
   j["maxRuns"] = report.max_runs;
   if (report.max_seconds > 0) j["maxSeconds"] = report.max_seconds;
-  if (report.verdict == Verdict::Unknown) j["budgetSpent"] = report.time_ran_out ? "time" : "runs";
+  if (report.verdict == Verdict::Unknown) {
+    j["budgetSpent"] = Json::array();
+    if (report.runs_ran_out) j["budgetSpent"].push_back("runs");
+    if (report.time_ran_out) j["budgetSpent"].push_back("time");
+    if (report.not_allowed_on_impl) j["notAllowedOnImpl"] = true;
+    if (report.readings_not_searched > 0) j["readingsNotSearched"] = report.readings_not_searched;
+  }
   j["observedEvents"] = report.observed_events;
   if (report.verdict == Verdict::Allowed) j["schedule"] = report.schedule;
   j["readings"] = readings_json(report.readings);
@@ -203,8 +227,11 @@ std::string to_junit(const Report& report, const std::string& trace_name) {
   if (failed)
     out << "<failure message=\"not allowed\">" << xml_escape(explain(report)) << "</failure>\n";
   if (skipped)
-    out << "<skipped message=\"unknown: " << (report.time_ran_out ? "time" : "search")
-        << " budget spent\">" << xml_escape(explain(report)) << "</skipped>\n";
+    out << "<skipped message=\"unknown: "
+        << (!report.time_ran_out  ? "search budget spent"
+            : report.runs_ran_out ? "search and time budgets spent"
+                                  : "time budget spent")
+        << "\">" << xml_escape(budget_text(report) + explain(report)) << "</skipped>\n";
   out << "</testcase>\n</testsuite>\n</testsuites>\n";
   return out.str();
 }

@@ -66,18 +66,19 @@ struct Stop {};         // thrown out of an engine's choice point to end a repla
 struct BudgetSpent {};  // thrown when a probe would exceed Options::max_runs or max_seconds
 
 // Options::max_seconds as a point in time, shared by every search of one check.
+// Kept as seconds, not as a time point: a huge budget would overflow the clock's tick count.
 class Deadline {
  public:
-  explicit Deadline(double seconds) {
-    if (seconds > 0)
-      at_ = std::chrono::steady_clock::now() +
-            std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                std::chrono::duration<double>(seconds));
+  explicit Deadline(double seconds) : seconds_(seconds) {}
+  bool passed() const {
+    if (!(seconds_ > 0)) return false;  // 0, negative or NaN: no limit
+    const std::chrono::duration<double> spent = std::chrono::steady_clock::now() - start_;
+    return spent.count() >= seconds_;
   }
-  bool passed() const { return at_ && std::chrono::steady_clock::now() >= *at_; }
 
  private:
-  std::optional<std::chrono::steady_clock::time_point> at_;  // none: no limit
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+  double seconds_;
 };
 
 constexpr std::size_t kSilent = std::numeric_limits<std::size_t>::max();
@@ -229,6 +230,7 @@ class Search {
       if (report_.verdict == Verdict::Allowed) return finish();
       if (report_.runs >= options_.max_runs || report_.time_ran_out) {
         report_.verdict = Verdict::Unknown;
+        report_.runs_ran_out = !report_.time_ran_out;
         break;
       }
       if (report_.verdict == Verdict::NotAllowed && !early_bound_hit_) break;
@@ -881,6 +883,7 @@ Report search_reading(const Trace& trace, const Readings& readings, const Log& o
       unconfirmed = report.verdict == Verdict::Allowed ? 1 : 0;  // a model replay that disagreed
       if (deadline.passed()) {  // no time left for the model's search: unknown
         Report cut = report;
+        cut.not_allowed_on_impl = report.verdict == Verdict::NotAllowed;
         cut.verdict = Verdict::Unknown;
         cut.time_ran_out = true;
         cut.runs = search.runs();
@@ -915,16 +918,20 @@ Report search_every_reading(const Trace& trace, const Log& observed, const Optio
   Report result;
   std::uint64_t runs = 0, model_runs = 0, choice_points = 0, reused_probes = 0,
                 states_already_tried = 0;
-  bool unknown = false, time_ran_out = false;
+  bool unknown = false, runs_ran_out = false, time_ran_out = false, not_allowed_on_impl = false;
+  std::size_t readings_not_searched = 0;
   std::vector<ReadingSearch> searches;
   const std::vector<Readings> readings = trace.readings_that_matter();
   for (std::size_t i = 0; i < readings.size(); ++i) {
     if (i > 0 && deadline.passed()) {  // the readings left are not searched: unknown
       unknown = time_ran_out = true;
+      readings_not_searched = readings.size() - i;
       break;
     }
     Report report = search_reading(trace, readings[i], observed, options, deadline);
+    runs_ran_out = runs_ran_out || report.runs_ran_out;
     time_ran_out = time_ran_out || report.time_ran_out;
+    not_allowed_on_impl = not_allowed_on_impl || report.not_allowed_on_impl;
     report.readings = readings[i];
     searches.push_back(ReadingSearch{readings[i], report.verdict, report.runs, report.model_runs,
                                      report.choice_points,
@@ -948,8 +955,10 @@ Report search_every_reading(const Trace& trace, const Log& observed, const Optio
     result.verdict = unknown ? Verdict::Unknown : Verdict::NotAllowed;
   // Unknown on the impl engine: the divergence reported gets its spec steps from one model replay,
   // unless the time ran out (that replay may take as long as the model's replay of the trace).
-  if (result.verdict == Verdict::Unknown && result.divergence &&
-      !result.divergence->spec_steps_looked_up && !time_ran_out) {
+  const bool look_up = result.verdict == Verdict::Unknown && result.divergence &&
+                       !result.divergence->spec_steps_looked_up;
+  if (look_up && deadline.passed()) time_ran_out = true;
+  if (look_up && !time_ran_out) {
     Options model_options = options;
     model_options.impl_first = false;
     Search search(trace, result.readings, observed, model_options, SearchEngine::Model, deadline);
@@ -967,7 +976,11 @@ Report search_every_reading(const Trace& trace, const Log& observed, const Optio
   result.states_already_tried = states_already_tried;
   result.max_runs = options.max_runs;
   result.max_seconds = options.max_seconds;
-  result.time_ran_out = result.verdict == Verdict::Unknown && time_ran_out;
+  const bool is_unknown = result.verdict == Verdict::Unknown;
+  result.runs_ran_out = is_unknown && runs_ran_out;
+  result.time_ran_out = is_unknown && time_ran_out;
+  result.not_allowed_on_impl = is_unknown && not_allowed_on_impl;
+  result.readings_not_searched = readings_not_searched;
   return result;
 }
 

@@ -167,9 +167,11 @@ python3 -c 'import json,sys; l=json.load(open(sys.argv[1])); l["events"].pop(); 
 check 3 "check unknown" "$lockstep" check "$nested.trace.json" "$tmp/short.log.json" --max-runs 1
 # --max-seconds: past it the verdict is unknown, and the reports say which budget ran out.
 check 3 "check --max-seconds" "$lockstep" check "$nested.trace.json" "$tmp/short.log.json" --max-seconds 0.000001 --json
-python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert r["budgetSpent"]=="time" and r["maxSeconds"]>0' "$tmp/out" \
+python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert r["budgetSpent"]==["time"] and r["maxSeconds"]>0' "$tmp/out" \
   || { echo "FAIL check --max-seconds does not report the time budget"; fail=1; }
-check 2 "check --max-seconds 0" "$lockstep" check "$nested.trace.json" "$tmp/short.log.json" --max-seconds 0
+check 1 "check --max-seconds 0 (no limit)" "$lockstep" check "$nested.trace.json" "$tmp/short.log.json" --max-seconds 0
+check 2 "check --max-seconds nan" "$lockstep" check "$nested.trace.json" "$tmp/short.log.json" --max-seconds nan
+check 2 "check --max-seconds -1" "$lockstep" check "$nested.trace.json" "$tmp/short.log.json" --max-seconds -1
 sed 's/"agent": "A"/"agent": "Z"/' "$log" > "$tmp/stranger.log.json"
 check 2 "check unknown agent" "$lockstep" check "$trace" "$tmp/stranger.log.json"
 grep -q '/events/0/agent' "$tmp/err" || { echo "FAIL check bad input does not name the event"; fail=1; }

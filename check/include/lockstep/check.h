@@ -29,14 +29,13 @@ enum class Profile {
 struct Options {
   Profile profile = Profile::Normative;
   // Replays of the trace before the verdict is "unknown", for each engine's search (impl_first).
-  // On small worlds a search that needs more than 20,000 is rare and one that needs more than
-  // 50,000 was not seen (check/README.md, "The budget"); on the impl engine such a search takes
-  // about a second.
+  // On small worlds a log the model allows rarely needs more than 20,000 and none measured needed
+  // more than 50,000 (check/README.md, "The budget"); on the impl engine that is about a second.
   std::uint64_t max_runs = 100'000;
-  // Seconds of wall-clock time for the whole check, every reading and both engines; 0: no limit.
-  // Past it no replay of a search begins and the verdict is "unknown" (Report::time_ran_out).
-  // Unlike max_runs, it makes the verdict depend on the machine: for a campaign's bound per
-  // trace, not for CI's expected verdicts.
+  // Seconds of wall-clock time for the whole check, every reading and both engines; 0 (or less):
+  // no limit. Past it no replay of a search begins and the verdict is "unknown"
+  // (Report::time_ran_out). Unlike max_runs, it makes the verdict depend on the machine: for a
+  // campaign's bound per trace, not for CI's expected verdicts.
   double max_seconds = 0;
   bool compare_steps = true;  // an event must carry the step the model logs it in
   // Partial logs: an agent the trace terminates or unloads may have its observed events stop
@@ -109,8 +108,17 @@ struct Report {
   // The budget searched with (Options::max_runs): replays per combination of readings on each
   // engine. An unknown verdict says a search spent it; a larger one may decide the log.
   std::uint64_t max_runs = 0;
-  double max_seconds = 0;     // Options::max_seconds, 0: none
-  bool time_ran_out = false;  // unknown because max_seconds passed (else max_runs was spent)
+  double max_seconds = 0;  // Options::max_seconds, 0: none
+  // What made an unknown verdict: a search that spent max_runs, and max_seconds passing (a search
+  // cut, readings not searched, or the look-up of a divergence's spec steps not made). Either or
+  // both; neither on a verdict other than unknown.
+  bool runs_ran_out = false;
+  bool time_ran_out = false;
+  // Unknown for the time after the impl engine's search had tried every schedule and found none
+  // that explains the log: the model's search, which alone decides "not allowed", was not made.
+  bool not_allowed_on_impl = false;
+  // Combinations of readings not searched because the time ran out (after readings_searched).
+  std::size_t readings_not_searched = 0;
   // Probes answered from the same probe in an earlier round of the search (I-26) instead of a
   // replay; not counted in runs.
   std::uint64_t reused_probes = 0;
