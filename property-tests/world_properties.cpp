@@ -419,6 +419,17 @@ void check_searches_the_same_on_both_engines() {
                                "observed log:\n" + write_log(log)));
 }
 
+// Fails the property when `why` says how two checks of one log differ, with both reports and the
+// log.
+void fail_if_checks_differ(const std::string& why, const std::string& name, const Trace& trace,
+                           const Log& log, const std::string& first, const check::Report& a,
+                           const std::string& second, const check::Report& b) {
+  if (why.empty()) return;
+  RC_FAIL(counterexample(name, trace,
+                         why + "\n" + first + ": " + check::to_text(a, trace.name) + second + ": " +
+                             check::to_text(b, trace.name) + "observed log:\n" + write_log(log)));
+}
+
 // Reusing probes across the rounds of check's search (I-26, check::Options::reuse_probes) saves
 // replays and changes nothing else: the same verdict, schedule, readings and divergence, and each
 // probe reused is one replay fewer. Compared where the search without it needed at most a quarter
@@ -452,11 +463,8 @@ void reused_probes_change_only_the_replays() {
              with->divergence->agent_index != without->divergence->agent_index ||
              with->divergence->matched != without->divergence->matched)))
     why = "the divergences differ";
-  if (!why.empty())
-    RC_FAIL(counterexample("check-reuses-probes-differently", trace,
-                           why + "\nreusing: " + check::to_text(with.value(), trace.name) +
-                               "replaying: " + check::to_text(without.value(), trace.name) +
-                               "observed log:\n" + write_log(log)));
+  fail_if_checks_differ(why, "check-reuses-probes-differently", trace, log, "reusing", with.value(),
+                        "replaying", without.value());
 }
 
 // The cache of states already tried (check/README.md) cuts only subtrees whose twin, reached by
@@ -488,11 +496,8 @@ void cached_states_change_only_the_replays() {
   else if (with->divergence.has_value() != without->divergence.has_value() ||
            (with->divergence && with->divergence->matched != without->divergence->matched))
     why = "the divergences differ";
-  if (!why.empty())
-    RC_FAIL(counterexample("check-caches-states-differently", trace,
-                           why + "\ncaching: " + check::to_text(with.value(), trace.name) +
-                               "without: " + check::to_text(without.value(), trace.name) +
-                               "observed log:\n" + write_log(log)));
+  fail_if_checks_differ(why, "check-caches-states-differently", trace, log, "caching", with.value(),
+                        "without", without.value());
 }
 
 // Options::max_seconds only cuts the search short: with any time budget the verdict is the one
@@ -527,11 +532,8 @@ void a_time_budget_only_turns_verdicts_unknown() {
            (with->verdict != without->verdict || with->runs != without->runs ||
             with->schedule != without->schedule))
     why = "a search the time did not cut differs from the search without a time budget";
-  if (!why.empty())
-    RC_FAIL(counterexample("check-time-budget", trace,
-                           why + "\ntimed: " + check::to_text(with.value(), trace.name) +
-                               "untimed: " + check::to_text(without.value(), trace.name) +
-                               "observed log:\n" + write_log(log)));
+  fail_if_checks_differ(why, "check-time-budget", trace, log, "timed", with.value(), "untimed",
+                        without.value());
 }
 
 // lockstep check's soundness on larger worlds (up to six agents, half the generator's size, to
