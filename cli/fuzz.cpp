@@ -11,6 +11,8 @@
 #include <iostream>
 #include <optional>
 #include <sstream>
+#include <utility>
+#include <vector>
 
 #include "world_properties.h"
 
@@ -18,6 +20,47 @@ namespace lockstep::cli {
 namespace {
 
 namespace fs = std::filesystem;
+
+// Moves the counterexample a property left in `scratch` to `stem`.trace.json, with the observed log
+// of a property about check to `stem`.log.json (property-tests/counterexamples.h), and empties
+// `scratch`. While RapidCheck shrinks, a property may fail in more than one way, each leaving
+// files under its own name: the last written is the shrunk failure reported. Returns each file's
+// old and new path.
+std::vector<std::pair<std::string, std::string>> keep_counterexample(const fs::path& scratch,
+                                                                     const fs::path& stem) {
+  std::vector<std::pair<std::string, std::string>> moved;
+  std::error_code ec;
+  fs::path newest;
+  fs::file_time_type newest_time{};
+  for (const auto& entry : fs::directory_iterator(scratch, ec)) {
+    const std::string name = entry.path().filename().string();
+    const bool trace = name.size() > 11 && name.compare(name.size() - 11, 11, ".trace.json") == 0;
+    const fs::file_time_type time = entry.last_write_time(ec);
+    if (trace && (newest.empty() || time > newest_time)) newest = entry.path(), newest_time = time;
+  }
+  if (!newest.empty()) {
+    const std::string name = newest.filename().string();
+    const fs::path log = scratch / (name.substr(0, name.size() - 11) + ".log.json");
+    // Absolute, as the properties name them in their messages.
+    const auto absolute = [&](const fs::path& p) { return fs::absolute(p, ec).string(); };
+    moved.emplace_back(absolute(newest), absolute(stem.string() + ".trace.json"));
+    if (fs::exists(log, ec))
+      moved.emplace_back(absolute(log), absolute(stem.string() + ".log.json"));
+    for (const auto& [from, to] : moved) fs::rename(from, to, ec);
+  }
+  for (const auto& entry : fs::directory_iterator(scratch, ec)) fs::remove(entry.path(), ec);
+  return moved;
+}
+
+// `text` with every `from` of `moved` replaced by its `to`.
+std::string with_paths_moved(std::string text,
+                             const std::vector<std::pair<std::string, std::string>>& moved) {
+  for (const auto& [from, to] : moved)
+    for (std::size_t at = text.find(from); at != std::string::npos;
+         at = text.find(from, at + to.size()))
+      text.replace(at, from.size(), to);
+  return text;
+}
 
 // Runs one property with explicit parameters (RapidCheck's own check reads them from RC_PARAMS
 // once per process); returns the failure's description, or nothing when it held.
@@ -75,11 +118,10 @@ int fuzz_command(const FuzzArgs& args) {
       ++found;
       // Keep every counterexample under a name of its own: property and seed.
       const std::string stem = std::string(p->name) + "-seed" + std::to_string(seed);
-      for (const auto& entry : fs::directory_iterator(scratch, ec))
-        fs::rename(entry.path(), fs::path(args.out) / (stem + ".trace.json"), ec);
+      const auto moved = keep_counterexample(scratch, fs::path(args.out) / stem);
       std::ofstream(fs::path(args.out) / (stem + ".txt"))
-          << *failure << "\nreproduce: RC_PARAMS=\"seed=" << seed << " max_success=" << args.cases
-          << " max_size=" << args.max_size
+          << with_paths_moved(*failure, moved) << "\nreproduce: RC_PARAMS=\"seed=" << seed
+          << " max_success=" << args.cases << " max_size=" << args.max_size
           << "\" build/property-tests/lockstep_property_tests --gtest_filter='Worlds." << p->name
           << "'\n";
       std::cerr << "counterexample: " << (fs::path(args.out) / (stem + ".trace.json")).string()

@@ -217,8 +217,8 @@ void check_allows_every_log_the_model_produces() {
   const check::Report report = checked(trace, log, check::Options{}.max_runs);
   RC_CLASSIFY(report.runs > 1, "searched");
   if (report.verdict != check::Verdict::Allowed)
-    RC_FAIL(
-        counterexample("check-does-not-find-a-model-log", trace, explained(trace, report, log)));
+    RC_FAIL(counterexample("check-does-not-find-a-model-log", trace, log,
+                           explained(trace, report, log)));
 }
 
 // lockstep check on logs in which steps waited for queued work (I-26), and in which idle periods
@@ -238,7 +238,7 @@ void check_never_rejects_model_logs_with_early_units() {
   RC_CLASSIFY(std::count(report.schedule.begin(), report.schedule.end(), "settled") > 0,
               "explained with idle periods put off");
   if (report.verdict == check::Verdict::NotAllowed)
-    RC_FAIL(counterexample("check-rejects-a-model-log-with-early-units", trace,
+    RC_FAIL(counterexample("check-rejects-a-model-log-with-early-units", trace, log,
                            explained(trace, report, log)));
   if (report.verdict != check::Verdict::Allowed) return;
   RC_CLASSIFY(std::count(report.schedule.begin(), report.schedule.end(), "step") > 0,
@@ -413,7 +413,7 @@ void check_searches_the_same_on_both_engines() {
   }
   if (why.empty()) why = searched_differently_per_reading(fast, slow);
   if (!why.empty())
-    RC_FAIL(counterexample("check-searches-differently-on-impl", trace,
+    RC_FAIL(counterexample("check-searches-differently-on-impl", trace, log,
                            why + "\nimpl first: " + check::to_text(fast, trace.name) +
                                "model only: " + check::to_text(slow, trace.name) +
                                "observed log:\n" + write_log(log)));
@@ -425,7 +425,7 @@ void fail_if_checks_differ(const std::string& why, const std::string& name, cons
                            const Log& log, const std::string& first, const check::Report& a,
                            const std::string& second, const check::Report& b) {
   if (why.empty()) return;
-  RC_FAIL(counterexample(name, trace,
+  RC_FAIL(counterexample(name, trace, log,
                          why + "\n" + first + ": " + check::to_text(a, trace.name) + second + ": " +
                              check::to_text(b, trace.name) + "observed log:\n" + write_log(log)));
 }
@@ -545,7 +545,7 @@ void check_never_rejects_a_log_the_model_produces() {
   const check::Report report = checked(trace, log, check::Options{}.max_runs);
   RC_CLASSIFY(report.verdict == check::Verdict::Unknown, "unknown");
   if (report.verdict == check::Verdict::NotAllowed)
-    RC_FAIL(counterexample("check-rejects-a-model-log", trace, explained(trace, report, log)));
+    RC_FAIL(counterexample("check-rejects-a-model-log", trace, log, explained(trace, report, log)));
 }
 
 // The storage key of an agent: the lock manager it uses (opaque origins have none of their own).
