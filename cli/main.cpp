@@ -14,6 +14,21 @@
 #include "render.h"
 #include "shrink.h"
 
+namespace {
+
+// A time budget in seconds: 0 (no limit) or more. CLI11's NonNegativeNumber lets NaN through,
+// which would silently mean no limit.
+const CLI::Validator kSeconds(
+    [](std::string& input) -> std::string {
+      double seconds = -1;
+      if (!CLI::detail::lexical_cast(input, seconds) || !(seconds >= 0))
+        return "must be a number of seconds, 0 for no limit: " + input;
+      return {};
+    },
+    "SECONDS");
+
+}  // namespace
+
 int main(int argc, char** argv) {
   CLI::App app{
       "lockstep: an executable model of the Web Locks API and Prioritized Task Scheduling"};
@@ -91,7 +106,7 @@ int main(int argc, char** argv) {
       ->add_option("--max-seconds", fuzz_target.max_seconds,
                    "--target: check's time per trace (and per shrink candidate), wall-clock "
                    "seconds before the verdict is unknown (0, the default: no limit)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(kSeconds);
   fuzz_cmd->add_flag("--no-serve", fuzz_target.no_serve,
                      "--target: start the adapter once per trace even where the target can serve "
                      "many traces from one process (targets.json \"serve\")");
@@ -156,7 +171,7 @@ int main(int argc, char** argv) {
       ->add_option("--max-seconds", check.max_seconds,
                    "Wall-clock seconds for the whole check before the verdict is unknown (0, the "
                    "default: no limit; with one, the verdict may depend on the machine)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(kSeconds);
   check_cmd->add_flag("--ignore-steps", check.ignore_steps,
                       "Compare events without their step numbers");
   check_cmd->add_flag("--partial", check.partial,
