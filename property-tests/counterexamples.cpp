@@ -18,24 +18,29 @@ std::filesystem::path counterexample_folder() {
   return std::filesystem::absolute(dir, ec);
 }
 
+// Writes `trace` to `trace_file` and returns `why` with the file and the command that replays it.
+std::string kept_trace(const std::filesystem::path& trace_file, const Trace& trace,
+                       const std::string& why) {
+  std::ofstream(trace_file) << write_trace(trace);
+  return why + "\ncounterexample: " + trace_file.string() + "\nreplay: lockstep run " +
+         trace_file.string() + " --engine spec (and --engine impl)";
+}
+
 }  // namespace
 
 std::string counterexample(const std::string& property, const Trace& trace,
                            const std::string& why) {
-  const std::filesystem::path file = counterexample_folder() / (property + ".trace.json");
-  std::ofstream(file) << write_trace(trace);
-  return why + "\ncounterexample: " + file.string() + "\nreplay: lockstep run " + file.string() +
-         " --engine spec (and --engine impl)";
+  return kept_trace(counterexample_folder() / (property + ".trace.json"), trace, why);
 }
 
 std::string counterexample(const std::string& property, const Trace& trace, const Log& observed,
                            const std::string& why) {
-  const std::filesystem::path log = counterexample_folder() / (property + ".log.json");
-  std::ofstream(log) << write_log(observed);
-  const std::string message = counterexample(property, trace, why);
-  const std::string trace_file = (log.parent_path() / (property + ".trace.json")).string();
-  return message + "\nobserved log: " + log.string() + "\ncheck: lockstep check " + trace_file +
-         " " + log.string();
+  const std::filesystem::path dir = counterexample_folder();
+  const std::filesystem::path trace_file = dir / (property + ".trace.json");
+  const std::filesystem::path log_file = dir / (property + ".log.json");
+  std::ofstream(log_file) << write_log(observed);
+  return kept_trace(trace_file, trace, why) + "\nobserved log: " + log_file.string() +
+         "\ncheck: lockstep check " + trace_file.string() + " " + log_file.string();
 }
 
 }  // namespace lockstep
