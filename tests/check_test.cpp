@@ -31,12 +31,14 @@ Case corpus_case(const std::string& name) {
   return Case{trace.value(), log.value()};
 }
 
-Report check_ok(const Case& c, Profile profile = Profile::Normative) {
-  Options options;
-  options.profile = profile;
+Report check_ok(const Case& c, const Options& options) {
   auto report = check(c.trace, c.log, options);
   EXPECT_TRUE(report.ok()) << (report.ok() ? "" : report.error().to_string());
   return report.ok() ? report.value() : Report{};
+}
+
+Report check_ok(const Case& c, Profile profile = Profile::Normative) {
+  return check_ok(c, Options{.profile = profile});
 }
 
 bool instead_has(const Report& r, const std::string& event, const std::string& key,
@@ -714,66 +716,53 @@ TEST(Check, TheBudgetGivesUnknown) {
 TEST(Check, TheTimeBudgetGivesUnknown) {
   Case c = corpus_case("web-locks/example-nested-deadlock");
   c.log.events.pop_back();
-  const auto unlimited = check(c.trace, c.log, Options{});
-  ASSERT_TRUE(unlimited.ok());
-  ASSERT_EQ(unlimited->verdict, Verdict::NotAllowed);
-  EXPECT_FALSE(unlimited->time_ran_out);
-  EXPECT_FALSE(unlimited->runs_ran_out);
-  EXPECT_EQ(to_json(unlimited.value(), "nested").find("maxSeconds"), std::string::npos);
-  EXPECT_EQ(to_json(unlimited.value(), "nested").find("budgetSpent"), std::string::npos);
+  const Report unlimited = check_ok(c);
+  ASSERT_EQ(unlimited.verdict, Verdict::NotAllowed);
+  EXPECT_FALSE(unlimited.time_ran_out);
+  EXPECT_FALSE(unlimited.runs_ran_out);
+  EXPECT_EQ(to_json(unlimited, "nested").find("maxSeconds"), std::string::npos);
+  EXPECT_EQ(to_json(unlimited, "nested").find("budgetSpent"), std::string::npos);
 
-  Options options;
-  options.max_seconds = 1e-9;  // passed before the search's first probe
-  const auto report = check(c.trace, c.log, options);
-  ASSERT_TRUE(report.ok());
-  EXPECT_EQ(report->verdict, Verdict::Unknown);
-  EXPECT_TRUE(report->time_ran_out);
-  EXPECT_FALSE(report->runs_ran_out);
-  EXPECT_FALSE(report->not_allowed_on_impl);  // cut during the impl engine's search
+  // A budget that passes before the search's first probe.
+  const Report report = check_ok(c, Options{.max_seconds = 1e-9});
+  EXPECT_EQ(report.verdict, Verdict::Unknown);
+  EXPECT_TRUE(report.time_ran_out);
+  EXPECT_FALSE(report.runs_ran_out);
+  EXPECT_FALSE(report.not_allowed_on_impl);  // cut during the impl engine's search
   // Cut in the first combination of readings: the others are not begun.
-  EXPECT_EQ(report->readings_searched, 1u);
-  EXPECT_EQ(report->readings_not_searched, unlimited->readings_searched - 1);
-  EXPECT_LT(report->runs, unlimited->runs);
-  EXPECT_EQ(report->model_runs, 0u);  // neither the model's search nor its look-up of spec steps
-  const std::string text = to_text(report.value(), "nested");
+  EXPECT_EQ(report.readings_searched, 1u);
+  EXPECT_EQ(report.readings_not_searched, unlimited.readings_searched - 1);
+  EXPECT_LT(report.runs, unlimited.runs);
+  EXPECT_EQ(report.model_runs, 0u);  // neither the model's search nor its look-up of spec steps
+  const std::string text = to_text(report, "nested");
   EXPECT_NE(text.find("the time budget ran out before every schedule was tried"),
             std::string::npos);
   EXPECT_EQ(text.find("--max-runs sets it"), std::string::npos);
-  const std::string json = to_json(report.value(), "nested");
+  const std::string json = to_json(report, "nested");
   EXPECT_NE(json.find("\"budgetSpent\": [\n    \"time\"\n  ]"), std::string::npos);
   EXPECT_NE(json.find("\"maxSeconds\": 1e-09"), std::string::npos);
-  EXPECT_NE(to_junit(report.value(), "nested").find("unknown: time budget spent"),
-            std::string::npos);
+  EXPECT_NE(to_junit(report, "nested").find("unknown: time budget spent"), std::string::npos);
 
   // Spent replays say so too.
-  options = Options{};
-  options.max_runs = 1;
-  const auto out_of_runs = check(c.trace, c.log, options);
-  ASSERT_TRUE(out_of_runs.ok());
-  EXPECT_FALSE(out_of_runs->time_ran_out);
-  EXPECT_TRUE(out_of_runs->runs_ran_out);
-  EXPECT_NE(to_json(out_of_runs.value(), "nested").find("\"budgetSpent\": [\n    \"runs\"\n  ]"),
+  const Report out_of_runs = check_ok(c, Options{.max_runs = 1});
+  EXPECT_FALSE(out_of_runs.time_ran_out);
+  EXPECT_TRUE(out_of_runs.runs_ran_out);
+  EXPECT_NE(to_json(out_of_runs, "nested").find("\"budgetSpent\": [\n    \"runs\"\n  ]"),
             std::string::npos);
 
   // A budget too large for the clock's tick count is no limit, not one already passed.
-  options = Options{};
-  options.max_seconds = 1e300;
-  const auto huge = check(c.trace, c.log, options);
-  ASSERT_TRUE(huge.ok());
-  EXPECT_EQ(huge->verdict, Verdict::NotAllowed);
-  EXPECT_EQ(huge->runs, unlimited->runs);
+  const Report huge = check_ok(c, Options{.max_seconds = 1e300});
+  EXPECT_EQ(huge.verdict, Verdict::NotAllowed);
+  EXPECT_EQ(huge.runs, unlimited.runs);
 }
 
 // The replay that may answer at once (the canonical schedule on the impl engine) is made whatever
 // the time budget: a log it explains is allowed, not unknown.
 TEST(Check, ALogTheCanonicalScheduleExplainsIsAllowedWithinAnyTimeBudget) {
-  const Case c = corpus_case("web-locks/example-nested-deadlock");
-  Options options;
-  options.max_seconds = 1e-9;
-  const auto report = check(c.trace, c.log, options);
-  ASSERT_TRUE(report.ok());
-  EXPECT_EQ(report->verdict, Verdict::Allowed);
-  EXPECT_FALSE(report->time_ran_out);
+  const Report report =
+      check_ok(corpus_case("web-locks/example-nested-deadlock"), Options{.max_seconds = 1e-9});
+  EXPECT_EQ(report.verdict, Verdict::Allowed);
+  EXPECT_FALSE(report.time_ran_out);
 }
 
 // Three loops of one origin that all steal one name, every event in the last step (found by the
@@ -786,13 +775,12 @@ TEST(Check, ThreeLoopsStealingOneNameAreDecidedWithinTheDefaultBudget) {
   auto trace = read_trace_file(dir + "three-loops-steal-one-name.trace.json");
   auto log = read_log_file(dir + "three-loops-steal-one-name.log.json");
   ASSERT_TRUE(trace.ok() && log.ok());
-  const auto report = check(trace.value(), log.value(), Options{});
-  ASSERT_TRUE(report.ok());
-  EXPECT_EQ(report->verdict, Verdict::Allowed);
-  EXPECT_GT(report->runs, 10'000u);  // more than the old default's first round could make
+  const Report report = check_ok(Case{trace.value(), log.value()});
+  EXPECT_EQ(report.verdict, Verdict::Allowed);
+  EXPECT_GT(report.runs, 10'000u);  // more than the old default's first round could make
   Trace pinned = trace.value();
-  pinned.schedule = report->schedule;
-  pinned.readings = report->readings;
+  pinned.schedule = report.schedule;
+  pinned.readings = report.readings;
   auto replayed = make_spec_engine()->run(pinned, {});
   ASSERT_TRUE(replayed.ok());
   EXPECT_TRUE(same_observations(pinned, replayed.result().log, log.value()));
