@@ -92,7 +92,6 @@ std::string reading_line(const Report& report) {
          (chosen.empty() ? std::string("the defaults") : "{" + chosen + "}") + "\n";
 }
 
-// Each combination of readings searched, when there were several: what a log depends on.
 // Why a verdict is unknown: the replays spent, the time spent, or both (check/README.md, "The
 // budget").
 std::string budget_text(const Report& report) {
@@ -118,6 +117,7 @@ std::string budget_text(const Report& report) {
   return out.str();
 }
 
+// Each combination of readings searched, when there were several: what a log depends on.
 std::string searches_text(const Report& report) {
   if (report.searches.size() < 2) return "";
   std::ostringstream out;

@@ -65,8 +65,8 @@ namespace {
 struct Stop {};         // thrown out of an engine's choice point to end a replay early
 struct BudgetSpent {};  // thrown when a probe would exceed Options::max_runs or max_seconds
 
-// Options::max_seconds as a point in time, shared by every search of one check.
-// Kept as seconds, not as a time point: a huge budget would overflow the clock's tick count.
+// Options::max_seconds from the start of one check, shared by all its searches. Kept as seconds
+// since the start rather than as a time point: a huge budget would overflow the clock's ticks.
 class Deadline {
  public:
   explicit Deadline(double seconds) : seconds_(seconds) {}
