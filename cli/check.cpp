@@ -27,6 +27,9 @@ int check_command(const CheckArgs& args) {
   options.partial = args.partial;
   options.impl_first = !args.model_only;
   options.reduce_orders = !args.every_interleaving;
+  options.split = args.split == "first"   ? check::Split::First
+                  : args.split == "never" ? check::Split::Never
+                                          : check::Split::WhenUnknown;
   auto report = check::check(trace.value(), observed.value(), options);
   if (!report) {
     // The observed log names what the trace lacks, or the trace cannot replay.

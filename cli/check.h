@@ -17,6 +17,7 @@ struct CheckArgs {
   bool partial = false;
   bool model_only = false;
   bool every_interleaving = false;
+  std::string split = "when-unknown";  // when-unknown | first | never (check::Options::split)
 };
 
 // Exit 0 allowed, 1 not allowed, 3 unknown (budget spent), 2 bad input.

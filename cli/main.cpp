@@ -181,6 +181,13 @@ int main(int argc, char** argv) {
                       "Search on the spec model only (by default the search runs on the impl "
                       "engine first, and the model replays a schedule it finds to confirm it; "
                       "a search that runs out of budget there is unknown without the model)");
+  check_cmd
+      ->add_option("--split", check.split,
+                   "Search the parts of the world that share no partition and no event loop "
+                   "each on its own: when-unknown (after the whole world's search ends unknown), "
+                   "first (before it), or never")
+      ->check(CLI::IsMember({"when-unknown", "first", "never"}))
+      ->capture_default_str();
   check_cmd->add_flag("--every-interleaving", check.every_interleaving,
                       "Search every order of units that commute too (by default a schedule that "
                       "differs from one searched only by such an order is skipped, and so is a "

@@ -42,6 +42,7 @@ void engines_offer_the_same_choice_points_when_steered();
 void units_taken_as_independent_commute();  // reduction_property.cpp
 void cached_states_change_only_the_replays();
 void a_time_budget_only_turns_verdicts_unknown();
+void splitting_decides_as_the_whole_search();
 
 // Every property above, by name.
 const std::vector<Property>& world_properties();

@@ -65,5 +65,9 @@ RC_GTEST_PROP(Worlds, ATimeBudgetOnlyTurnsVerdictsUnknown, ()) {
   a_time_budget_only_turns_verdicts_unknown();
 }
 
+RC_GTEST_PROP(Worlds, SplittingDecidesAsTheWholeSearch, ()) {
+  splitting_decides_as_the_whole_search();
+}
+
 }  // namespace
 }  // namespace lockstep::properties

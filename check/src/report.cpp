@@ -37,11 +37,21 @@ std::string xml_escape(const std::string& text) {
   return out;
 }
 
+std::string agents_text(const std::vector<std::string>& agents) {
+  std::string out;
+  for (const std::string& a : agents) out += (out.empty() ? "" : ", ") + a;
+  return out;
+}
+
 // The explanation of a verdict other than "allowed", as lines of text.
 std::string explain(const Report& report) {
   std::ostringstream out;
   if (!report.divergence) return "";
   const Divergence& d = *report.divergence;
+  if (!d.part.empty())
+    out << "found by the search of the part of agents " << agents_text(d.part)
+        << " (its schedule replays that part's trace, where the other agents' steps are empty "
+           "runs; the prefix counts its events)\n";
   if (d.observed) {
     out << "first event no schedule explains: agent " << d.agent << "'s event " << d.agent_index
         << " (events[" << d.log_index << "] of the observed log):\n  " << write_event(*d.observed)
@@ -73,6 +83,25 @@ std::string explain(const Report& report) {
            "replay of the divergence's schedule did not get there; --model-only searches the "
            "model, which names them)\n";
   }
+  return out.str();
+}
+
+// The parts of the world searched each on its own (Options::split), and how each ended.
+std::string parts_text(const Report& report) {
+  if (report.parts.empty()) return "";
+  std::ostringstream out;
+  out << (report.decided_by_parts ? "decided by the parts of the world, each searched on its own:\n"
+                                  : "the parts of the world, each searched on its own:\n");
+  bool every_part_allowed = true;
+  for (const PartSearch& p : report.parts) {
+    out << "  agents " << agents_text(p.agents) << ": " << verdict_name(p.verdict) << " ("
+        << p.observed_events << (p.observed_events == 1 ? " event, " : " events, ") << p.runs
+        << (p.runs == 1 ? " run)\n" : " runs)\n");
+    every_part_allowed = every_part_allowed && p.verdict == Verdict::Allowed;
+  }
+  if (report.verdict == Verdict::Unknown && every_part_allowed)
+    out << "every part's log is allowed, but their schedules did not merge into one under which "
+           "the model replays the whole log\n";
   return out.str();
 }
 
@@ -150,10 +179,10 @@ std::string to_text(const Report& report, const std::string& trace_name) {
   if (report.verdict == Verdict::Allowed) {
     out << "a schedule that produces it (" << report.schedule.size() << " choices):";
     for (const std::string& c : report.schedule) out << " " << c;
-    out << "\n" << reading_line(report) << searches_text(report);
+    out << "\n" << reading_line(report) << searches_text(report) << parts_text(report);
   } else {
     if (report.verdict == Verdict::Unknown) out << budget_text(report);
-    out << reading_line(report) << searches_text(report) << explain(report);
+    out << reading_line(report) << searches_text(report) << parts_text(report) << explain(report);
   }
   for (const std::string& a : report.assumptions) out << "assumed: " << a << "\n";
   return out.str();
@@ -193,6 +222,19 @@ std::string to_json(const Report& report, const std::string& trace_name) {
     one["matched"] = s.matched;
     j["searches"].push_back(std::move(one));
   }
+  if (!report.parts.empty()) {
+    j["decidedByParts"] = report.decided_by_parts;
+    j["parts"] = Json::array();
+    for (const PartSearch& p : report.parts) {
+      Json one;
+      one["agents"] = p.agents;
+      one["verdict"] = verdict_name(p.verdict);
+      one["observedEvents"] = p.observed_events;
+      one["runs"] = p.runs;
+      one["modelRuns"] = p.model_runs;
+      j["parts"].push_back(std::move(one));
+    }
+  }
   if (report.divergence) {
     const Divergence& d = *report.divergence;
     Json div;
@@ -209,6 +251,7 @@ std::string to_json(const Report& report, const std::string& trace_name) {
     div["specSteps"] = d.spec_steps;
     div["specStepsLookedUp"] = d.spec_steps_looked_up;
     div["schedule"] = d.schedule;
+    if (!d.part.empty()) div["part"] = d.part;
     j["divergence"] = div;
   }
   j["assumptions"] = report.assumptions;

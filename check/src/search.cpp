@@ -38,8 +38,9 @@
 // explains is answered so. A search whose budget runs out is unknown without the model, whose
 // search would make the same replays. Any other outcome is searched again on the model, which
 // alone gives a divergence its spec steps (search_reading).
+#include "search.h"
+
 #include <algorithm>
-#include <chrono>
 #include <limits>
 #include <map>
 #include <optional>
@@ -56,6 +57,7 @@
 #include "platform/errors.h"
 #include "platform/step.h"
 #include "replay_world.h"
+#include "split.h"
 #include "state_fingerprint.h"
 #include "unit_meter.h"
 
@@ -64,22 +66,6 @@ namespace {
 
 struct Stop {};         // thrown out of an engine's choice point to end a replay early
 struct BudgetSpent {};  // thrown when a probe would exceed Options::max_runs or max_seconds
-
-// Options::max_seconds from the start of one check, shared by all its searches. Kept as seconds
-// since the start rather than as a time point: a huge budget would overflow the clock's ticks.
-class Deadline {
- public:
-  explicit Deadline(double seconds) : seconds_(seconds) {}
-  bool passed() const {
-    if (!(seconds_ > 0)) return false;  // 0, negative or NaN: no limit
-    const std::chrono::duration<double> spent = std::chrono::steady_clock::now() - start_;
-    return spent.count() >= seconds_;
-  }
-
- private:
-  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
-  double seconds_;
-};
 
 constexpr std::size_t kSilent = std::numeric_limits<std::size_t>::max();
 
@@ -910,11 +896,10 @@ Report search_reading(const Trace& trace, const Readings& readings, const Log& o
   return report;
 }
 
-// A log is allowed if a schedule explains it under some combination of readings (I-24, I-25).
-// Otherwise the verdict is unknown if any reading's search ran out of budget, and the divergence is
-// the one that got furthest (the first reading's on a tie).
-Report search_every_reading(const Trace& trace, const Log& observed, const Options& options) {
-  const Deadline deadline(options.max_seconds);
+}  // namespace
+
+Report search_every_reading(const Trace& trace, const Log& observed, const Options& options,
+                            const Deadline& deadline) {
   Report result;
   std::uint64_t runs = 0, model_runs = 0, choice_points = 0, reused_probes = 0,
                 states_already_tried = 0;
@@ -984,6 +969,19 @@ Report search_every_reading(const Trace& trace, const Log& observed, const Optio
   return result;
 }
 
+namespace {
+
+// The parts' search counted into the whole world's, whose verdict is the check's.
+Report with_parts(Report whole, const Report& by_parts) {
+  add_totals(whole, by_parts);
+  whole.parts = by_parts.parts;
+  if (whole.verdict == Verdict::Unknown) {
+    whole.runs_ran_out = whole.runs_ran_out || by_parts.runs_ran_out;
+    whole.time_ran_out = whole.time_ran_out || by_parts.time_ran_out;
+  }
+  return whole;
+}
+
 }  // namespace
 
 const char* verdict_name(Verdict verdict) {
@@ -1008,7 +1006,23 @@ Result<Report> check(const Trace& trace, const Log& observed, const Options& opt
                    "agent \"" + agent + "\" is not an agent of the trace"};
   }
   try {
-    return search_every_reading(trace, observed, options);
+    const Deadline deadline(options.max_seconds);
+    const std::vector<std::vector<std::string>> parts = independent_parts(trace);
+    if (!may_split(options, parts.size()))
+      return search_every_reading(trace, observed, options, deadline);
+    if (options.split == Split::First) {
+      Report by_parts = search_by_parts(trace, observed, options, deadline, parts);
+      if (by_parts.verdict != Verdict::Unknown) return by_parts;
+      return with_parts(search_every_reading(trace, observed, options, deadline), by_parts);
+    }
+    Report whole = search_every_reading(trace, observed, options, deadline);
+    // A whole search cut by the time leaves none for the parts.
+    if (whole.verdict != Verdict::Unknown || deadline.passed()) return whole;
+    Report by_parts = search_by_parts(trace, observed, options, deadline, parts);
+    if (by_parts.verdict == Verdict::Unknown) return with_parts(std::move(whole), by_parts);
+    by_parts.searches = std::move(whole.searches);
+    add_totals(by_parts, whole);
+    return by_parts;
   } catch (const spec::ReplayError& e) {
     return e.error;
   }

@@ -145,6 +145,9 @@ Result<std::string> render_page(const Trace& trace, const Options& options) {
     auto report = check::check(trace, *options.observed, options.check);
     if (!report) return report.error();
     const check::Report& r = report.value();
+    // A divergence one part's search found replays that part's trace (check::part_trace).
+    if (r.divergence && !r.divergence->part.empty())
+      shown = check::part_trace(trace, r.divergence->part);
     shown.schedule = r.verdict == check::Verdict::Allowed ? r.schedule
                      : r.divergence                       ? r.divergence->schedule
                                                           : std::vector<std::string>{};

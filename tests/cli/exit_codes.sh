@@ -172,6 +172,15 @@ python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert r["budgetSpe
 check 1 "check --max-seconds 0 (no limit)" "$lockstep" check "$nested.trace.json" "$tmp/short.log.json" --max-seconds 0
 check 2 "check --max-seconds nan" "$lockstep" check "$nested.trace.json" "$tmp/short.log.json" --max-seconds nan
 check 2 "check --max-seconds -1" "$lockstep" check "$nested.trace.json" "$tmp/short.log.json" --max-seconds -1
+# --split: a world of two parts (agents A, O, X and agent P), decided part by part.
+isolation=$root/traces/corpus/web-locks/example-isolation-partitions-origins-opaque
+check 0 "check --split first" "$lockstep" check "$isolation.trace.json" "$isolation.log.json" --split first --json
+python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert r["decidedByParts"] and [p["agents"] for p in r["parts"]]==[["A","O","X"],["P"]]' "$tmp/out" \
+  || { echo "FAIL check --split first does not report the parts"; fail=1; }
+check 0 "check --split never" "$lockstep" check "$isolation.trace.json" "$isolation.log.json" --split never --json
+python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert "parts" not in r' "$tmp/out" \
+  || { echo "FAIL check --split never reports parts"; fail=1; }
+check 2 "check bad --split" "$lockstep" check "$isolation.trace.json" "$isolation.log.json" --split sometimes
 sed 's/"agent": "A"/"agent": "Z"/' "$log" > "$tmp/stranger.log.json"
 check 2 "check unknown agent" "$lockstep" check "$trace" "$tmp/stranger.log.json"
 grep -q '/events/0/agent' "$tmp/err" || { echo "FAIL check bad input does not name the event"; fail=1; }

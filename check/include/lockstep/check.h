@@ -26,6 +26,16 @@ enum class Profile {
   Intent,     // only the units the suggested strategy proposes (I-17; the specs recommend it)
 };
 
+// Whether the search is also made per part of the world: agents that share no lock task queue and
+// no event loop run independently (check/README.md, "Parts"), so each part's log can be searched
+// on its own, without the product of the parts' failures. Only under the normative profile, and
+// not with `partial`.
+enum class Split {
+  WhenUnknown,  // the whole world first, then the parts if its search ends unknown (default)
+  First,        // the parts first, then the whole world if they do not decide
+  Never,
+};
+
 struct Options {
   Profile profile = Profile::Normative;
   // Replays of the trace before the verdict is "unknown", for each engine's search (impl_first).
@@ -61,6 +71,9 @@ struct Options {
   // this round, reached by another order of commuting units, is not searched again
   // (check/README.md, "States already tried"). Off: for tests that compare the two.
   bool cache_states = true;
+  // Each part searched with this whole Options (its own max_runs per reading and engine); the
+  // time budget is the check's.
+  Split split = Split::WhenUnknown;
 };
 
 enum class Verdict { Allowed, NotAllowed, Unknown };
@@ -85,6 +98,10 @@ struct Divergence {
   // trace's `schedule` (then the canonical policy), they replay a log that matches the observed
   // one up to this point.
   std::vector<std::string> schedule;
+  // Found by the search of one part (Options::split): its agents. `schedule` then replays that
+  // part's trace, part_trace(trace, part), not the whole trace, and `matched` counts the part's
+  // events.
+  std::vector<std::string> part;
 };
 
 // The search under one combination of readings (Report::searches).
@@ -97,6 +114,15 @@ struct ReadingSearch {
   // Observed events its best run explained: all of them when allowed, else its divergence's
   // `matched`.
   std::size_t matched = 0;
+};
+
+// The search of one part of the world (Options::split).
+struct PartSearch {
+  std::vector<std::string> agents;
+  Verdict verdict = Verdict::Unknown;
+  std::size_t observed_events = 0;  // its agents' events
+  std::uint64_t runs = 0;
+  std::uint64_t model_runs = 0;
 };
 
 struct Report {
@@ -137,6 +163,12 @@ struct Report {
   // Each combination searched, in order; the totals above are their sums. A spec editor sees
   // which readings a log depends on: a log allowed under the second was not under the first.
   std::vector<ReadingSearch> searches;
+  // Each part searched on its own, in the order of their first agents; empty if the world was not
+  // split. `decided_by_parts`: the verdict is theirs (a part whose log is not allowed, or the
+  // parts' schedules merged into one that the model replays to the whole log); `searches` then
+  // lists the whole world's search, if one was made.
+  std::vector<PartSearch> parts;
+  bool decided_by_parts = false;
 };
 
 // Bad input (an observed event of an unknown agent, a trace the model rejects) is an Error.
@@ -150,6 +182,20 @@ Result<Report> check(const Trace& trace, const Log& observed, const Options& opt
 // the log it explained: two schedules may give snapshots whose held locks come in another order.
 bool same_observations(const Trace& trace, const Log& model, const Log& observed,
                        bool compare_steps = true);
+
+// The parts of the world that run independently under the normative profile: agents joined by a
+// shared partition (one lock task queue) or a shared event loop; every reference an action makes
+// is to an id made on its own event loop (I-16). The whole world is one part where the clock may
+// order one part's work by another's timers: an `advanceTime` step after a `"settle": false` step,
+// or in a world with idle callbacks (check/README.md, "Parts"). Each part lists its agents' ids in
+// the trace's order; the parts are in the order of their first agents.
+std::vector<std::vector<std::string>> independent_parts(const Trace& trace);
+
+// The trace one part is searched on: its agents, and every top-level step so that steps keep their
+// numbers, with another agent's step replaced by an empty `run` (with the same `settle`) of one
+// window, in a partition and on an event loop of its own, added as the last agent.
+// `advanceTime` steps stay: the clock is the world's.
+Trace part_trace(const Trace& trace, const std::vector<std::string>& agents);
 
 // Output forms of a report: text for people, JSON for tools, JUnit XML for CI dashboards.
 std::string to_text(const Report& report, const std::string& trace_name);

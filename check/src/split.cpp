@@ -1,0 +1,298 @@
+// The search of a world split into its independent parts (split.h, check/README.md "Parts").
+#include "split.h"
+
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <set>
+
+#include "lockstep/choice_point.h"
+#include "platform/errors.h"
+#include "replay_world.h"
+#include "search.h"
+
+namespace lockstep::check {
+namespace {
+
+struct LeftThePartsRuns {};  // ends a merged replay that ran a unit no part's run has next
+
+// One part's events of the observed log, and where each is in the whole log.
+struct PartLog {
+  Log log;
+  std::vector<std::size_t> world_index;
+};
+
+PartLog part_log(const Log& observed, const std::vector<std::string>& agents) {
+  const std::set<std::string> members(agents.begin(), agents.end());
+  PartLog part;
+  for (std::size_t i = 0; i < observed.events.size(); ++i)
+    if (members.count(observed.events[i].agent)) {
+      part.log.events.push_back(observed.events[i]);
+      part.world_index.push_back(i);
+    }
+  return part;
+}
+
+// A unit that ran in a part's run, and the top-level step begun last when it did (a unit run
+// before a step, I-26, has the step before it).
+struct UnitRun {
+  int step = 0;
+  std::string unit;
+};
+
+// Which part runs a unit, by its name ("locks:<partition>", "loop:<L>/<source>").
+class UnitOwners {
+ public:
+  UnitOwners(const Trace& trace, const std::vector<std::vector<std::string>>& parts) {
+    for (std::size_t p = 0; p < parts.size(); ++p)
+      for (const std::string& id : parts[p]) {
+        const Agent& agent = *trace.agent(id);
+        partitions_[agent.partition] = p;
+        loops_[agent.event_loop] = p;
+      }
+  }
+  std::optional<std::size_t> of(const std::string& unit) const {
+    static const std::string kLocks = "locks:", kLoop = "loop:";
+    if (unit.rfind(kLocks, 0) == 0) return find(partitions_, unit.substr(kLocks.size()));
+    const std::size_t slash = unit.rfind('/');
+    if (unit.rfind(kLoop, 0) == 0 && slash != std::string::npos && slash >= kLoop.size())
+      return find(loops_, unit.substr(kLoop.size(), slash - kLoop.size()));
+    return std::nullopt;
+  }
+
+ private:
+  static std::optional<std::size_t> find(const std::map<std::string, std::size_t>& in,
+                                         const std::string& key) {
+    const auto it = in.find(key);
+    return it == in.end() ? std::nullopt : std::optional<std::size_t>(it->second);
+  }
+  std::map<std::string, std::size_t> partitions_, loops_;
+};
+
+bool is_idle_period(const std::string& unit) {
+  static const std::string kIdle = "/idle";
+  return unit.size() > kIdle.size() &&
+         unit.compare(unit.size() - kIdle.size(), kIdle.size(), kIdle) == 0;
+}
+
+// The units a part's allowed run ran, in order: its trace replayed under its schedule and
+// readings on the impl engine (which replays every schedule as the model does). None if the
+// impl engine fails.
+std::optional<std::vector<UnitRun>> units_run(const Trace& part, const Report& allowed) {
+  Trace pinned = part;
+  pinned.schedule = allowed.schedule;
+  pinned.readings = allowed.readings;
+  std::vector<UnitRun> runs;
+  try {
+    const std::unique_ptr<ReplayWorld> world = replay_world(SearchEngine::Impl, pinned);
+    ReplayWorld& w = *world;
+    // After the pins, the canonical policy, as a pinned schedule means.
+    w.steer([](const ChoicePoint& point) { return point.canonical; },
+            [&](const std::string& unit) {
+              runs.push_back({w.current_step(), unit});
+            });
+    w.run();
+  } catch (const ImplFailed&) {
+    return std::nullopt;
+  }
+  return runs;
+}
+
+// Replays the world taking, at each point, the next unit of some part's run that is due (its
+// step begun last is the world's); a step begins when no part has a unit due before it, idle
+// periods start while a part's run has one due next. The parts run independently, so every
+// part's units come in its own order, at its own points; a unit run that is not the next of its
+// part's run ends the replay.
+class Merge {
+ public:
+  Merge(std::vector<std::vector<UnitRun>> runs, const UnitOwners& owners)
+      : runs_(std::move(runs)), next_(runs_.size(), 0), owners_(owners) {}
+
+  std::size_t choose(const ChoicePoint& point, int step) const {
+    if (point.idle_only) {
+      for (std::size_t p = 0; p < runs_.size(); ++p)
+        if (const UnitRun* u = due(p, step); u && is_idle_period(u->unit)) return 0;  // "idle"
+      return 1;                                                                       // "settled"
+    }
+    for (std::size_t p = 0; p < runs_.size(); ++p) {
+      const UnitRun* u = due(p, step);
+      if (!u) continue;
+      const std::string wanted = point.before_step ? std::string(pins::kEarly) + u->unit : u->unit;
+      for (std::size_t i = 0; i < point.names.size(); ++i)
+        if (point.names[i] == wanted) return i;
+    }
+    return point.before_step ? 0 : point.canonical;  // "step"; or a unit ran() refuses
+  }
+
+  void ran(const std::string& unit, int step) {
+    const std::optional<std::size_t> p = owners_.of(unit);
+    const UnitRun* u = p ? due(*p, step) : nullptr;
+    if (!u || u->unit != unit) throw LeftThePartsRuns{};
+    ++next_[*p];
+  }
+
+ private:
+  const UnitRun* due(std::size_t p, int step) const {
+    if (next_[p] >= runs_[p].size() || runs_[p][next_[p]].step != step) return nullptr;
+    return &runs_[p][next_[p]];
+  }
+
+  std::vector<std::vector<UnitRun>> runs_;
+  std::vector<std::size_t> next_;
+  const UnitOwners& owners_;
+};
+
+// One combination of readings for the whole world that each part's agrees with where it matters
+// to the part (Trace::readings_that_matter): the released promise where it requests a lock, the
+// stale removal where it uses the scheduler. None if two parts need different ones.
+std::optional<Readings> merged_readings(const Trace& trace, const std::vector<Trace>& traces,
+                                        const std::vector<Report>& reports) {
+  Readings merged = trace.readings;
+  bool released_set = false, stale_set = false;
+  for (std::size_t p = 0; p < traces.size(); ++p) {
+    bool requests = false;
+    for_each_action(traces[p].steps,
+                    [&](const Action& a) { requests = requests || a.op == Op::Request; });
+    const Readings& own = reports[p].readings;
+    if (requests) {
+      if (released_set && merged.released_promise != own.released_promise) return std::nullopt;
+      merged.released_promise = own.released_promise;
+      released_set = true;
+    }
+    if (traces[p].uses_scheduling()) {
+      if (stale_set && merged.stale_removal != own.stale_removal) return std::nullopt;
+      merged.stale_removal = own.stale_removal;
+      stale_set = true;
+    }
+  }
+  return merged;
+}
+
+// The schedule of the world under `readings` that runs each part's allowed run, if the model
+// replays the observed log under it (the impl engine finds it, the model confirms it).
+std::optional<std::vector<std::string>> merged_schedule(
+    const Trace& trace, const Readings& readings, const Log& observed, const Options& options,
+    const std::vector<std::vector<std::string>>& parts, std::vector<std::vector<UnitRun>> runs,
+    Report& out) {
+  Trace world_trace = trace;
+  world_trace.readings = readings;
+  world_trace.schedule.clear();
+  const UnitOwners owners(trace, parts);
+  Merge merge(std::move(runs), owners);
+  std::vector<std::string> schedule;
+  ++out.runs;
+  try {
+    const std::unique_ptr<ReplayWorld> world = replay_world(SearchEngine::Impl, world_trace);
+    ReplayWorld& w = *world;
+    w.steer([&](const ChoicePoint& point) { return merge.choose(point, w.current_step()); },
+            [&](const std::string& unit) { merge.ran(unit, w.current_step()); });
+    const RunResult result = w.run();
+    if (!same_observations(world_trace, result.log, observed, options.compare_steps))
+      return std::nullopt;
+    schedule = schedule_of_choices(w.choices_taken());
+  } catch (const LeftThePartsRuns&) {
+    return std::nullopt;
+  } catch (const ImplFailed&) {
+    return std::nullopt;
+  }
+  // The model's verdict: its replay of the schedule must log what was observed.
+  world_trace.schedule = schedule;
+  ++out.runs;
+  ++out.model_runs;
+  try {
+    const RunResult confirmed = replay_world(SearchEngine::Model, world_trace)->run();
+    if (!same_observations(world_trace, confirmed.log, observed, options.compare_steps))
+      return std::nullopt;
+  } catch (const spec::ReplayError&) {
+    return std::nullopt;
+  }
+  return schedule;
+}
+
+}  // namespace
+
+void add_totals(Report& to, const Report& from) {
+  to.runs += from.runs;
+  to.model_runs += from.model_runs;
+  to.choice_points += from.choice_points;
+  to.reused_probes += from.reused_probes;
+  to.states_already_tried += from.states_already_tried;
+}
+
+bool may_split(const Options& options, std::size_t parts) {
+  return parts >= 2 && options.split != Split::Never && options.profile == Profile::Normative &&
+         !options.partial;
+}
+
+Report search_by_parts(const Trace& trace, const Log& observed, const Options& options,
+                       const Deadline& deadline,
+                       const std::vector<std::vector<std::string>>& parts) {
+  Report out;
+  out.profile = options.profile;
+  out.observed_events = observed.events.size();
+  out.max_runs = options.max_runs;
+  out.max_seconds = options.max_seconds;
+  out.readings = trace.readings;
+  std::vector<Trace> traces;
+  std::vector<Report> reports;
+  for (const std::vector<std::string>& agents : parts) {
+    if (deadline.passed()) {  // the parts left are not searched
+      out.time_ran_out = true;
+      break;
+    }
+    Trace part = part_trace(trace, agents);
+    const PartLog log = part_log(observed, agents);
+    Report report = search_every_reading(part, log.log, options, deadline);
+    out.parts.push_back(
+        PartSearch{agents, report.verdict, log.log.events.size(), report.runs, report.model_runs});
+    add_totals(out, report);
+    out.runs_ran_out = out.runs_ran_out || report.runs_ran_out;
+    out.time_ran_out = out.time_ran_out || report.time_ran_out;
+    if (report.verdict == Verdict::NotAllowed) {
+      // The part's divergence is the world's, its index in the part's log mapped to the whole's.
+      out.verdict = Verdict::NotAllowed;
+      out.decided_by_parts = true;
+      out.runs_ran_out = out.time_ran_out = false;
+      out.divergence = report.divergence;
+      if (out.divergence) {
+        if (out.divergence->log_index < log.world_index.size())
+          out.divergence->log_index = log.world_index[out.divergence->log_index];
+        out.divergence->part = agents;
+      }
+      out.readings = report.readings;
+      out.readings_searched = report.readings_searched;
+      out.assumptions = report.assumptions;
+      return out;
+    }
+    if (report.verdict == Verdict::Allowed) {
+      traces.push_back(std::move(part));
+      reports.push_back(std::move(report));
+    }
+  }
+  if (reports.size() < parts.size()) return out;  // unknown: some part is
+  const std::optional<Readings> readings = merged_readings(trace, traces, reports);
+  if (!readings) return out;
+  std::vector<std::vector<UnitRun>> runs;
+  for (std::size_t p = 0; p < traces.size(); ++p) {
+    ++out.runs;
+    std::optional<std::vector<UnitRun>> run = units_run(traces[p], reports[p]);
+    if (!run) return out;
+    runs.push_back(std::move(*run));
+  }
+  std::optional<std::vector<std::string>> schedule =
+      merged_schedule(trace, *readings, observed, options, parts, std::move(runs), out);
+  if (!schedule) return out;
+  out.verdict = Verdict::Allowed;
+  out.decided_by_parts = true;
+  out.runs_ran_out = out.time_ran_out = false;
+  out.schedule = std::move(*schedule);
+  out.readings = *readings;
+  for (const Report& report : reports)
+    for (const std::string& assumption : report.assumptions)
+      if (std::find(out.assumptions.begin(), out.assumptions.end(), assumption) ==
+          out.assumptions.end())
+        out.assumptions.push_back(assumption);
+  return out;
+}
+
+}  // namespace lockstep::check
