@@ -170,15 +170,58 @@ TEST(CheckSplit, APartWhoseLogIsNotAllowedRulesOutTheWholeLog) {
     ASSERT_EQ(report->parts.size(), 2u);
     EXPECT_EQ(report->parts[0].verdict, Verdict::Allowed);  // A, O, X
     EXPECT_EQ(report->parts[1].verdict, Verdict::NotAllowed);
-    // Its schedule replays the part's trace up to the divergence.
+    // Its schedule replays the part's trace, where P's one event comes in step 1: at step 0 the
+    // model logs nothing more for P.
+    EXPECT_TRUE(report->divergence->model_could_stop);
     Trace pinned = part_trace(trace, report->divergence->part);
     pinned.schedule = report->divergence->schedule;
-    EXPECT_TRUE(make_spec_engine()->run(pinned, {}).ok());
+    const RunOutcome replayed = make_spec_engine()->run(pinned, {});
+    ASSERT_TRUE(replayed.ok());
+    const auto p_event =
+        std::find_if(replayed.result().log.events.begin(), replayed.result().log.events.end(),
+                     [](const Event& e) { return e.agent == "P"; });
+    ASSERT_NE(p_event, replayed.result().log.events.end());
+    EXPECT_EQ(p_event->step, 1);
+    Event moved = *p_event;
+    moved.step = 0;
+    EXPECT_EQ(moved, log.events[1]);
   }
 }
 
+// Under the default, a whole world's search that ends unknown is followed by the parts': here the
+// part of A, B and C rules out a log that lacks one of A's events.
+TEST(CheckSplit, APartRulesOutALogTheWholeWorldsSearchLeavesUnknown) {
+  Log log;
+  const Trace trace = read_pair("/tests/check/two-partitions-ruled-out-by-a-part", log);
+  Options options;
+  options.max_runs = 200;
+  options.split = Split::Never;
+  const auto whole = check(trace, log, options);
+  ASSERT_TRUE(whole.ok());
+  EXPECT_EQ(whole->verdict, Verdict::Unknown);
+  options.split = Split::WhenUnknown;
+  const auto split = check(trace, log, options);
+  ASSERT_TRUE(split.ok());
+  EXPECT_EQ(split->verdict, Verdict::NotAllowed);
+  EXPECT_TRUE(split->decided_by_parts);
+  EXPECT_FALSE(split->runs_ran_out);
+  ASSERT_EQ(split->parts.size(), 2u);
+  EXPECT_EQ(split->parts[0].agents, (std::vector<std::string>{"A", "B", "C"}));
+  EXPECT_EQ(split->parts[0].verdict, Verdict::NotAllowed);
+  EXPECT_FALSE(split->parts[1].searched);  // D's: the first part decided
+  ASSERT_TRUE(split->divergence && split->divergence->observed);
+  EXPECT_EQ(split->divergence->agent, "A");
+  EXPECT_EQ(split->divergence->log_index, 0u);
+  EXPECT_EQ(split->divergence->part, split->parts[0].agents);
+  EXPECT_FALSE(split->divergence->spec_steps.empty());
+  EXPECT_EQ(split->searches.size(), whole->searches.size());  // the whole world's, listed
+  EXPECT_EQ(split->readings_searched, whole->readings_searched);
+  EXPECT_NE(to_text(split.value(), trace.name).find("agents D: not searched"), std::string::npos);
+}
+
 // render --log draws a divergence one part's search found on that part's trace, which its
-// schedule replays: the timeline has no unit of the other part's agents (A's event loop).
+// schedule replays: the timeline has no unit of the other part's agents (A's event loop), and
+// the trace drawn has the window that stands in for them.
 TEST(CheckSplit, RenderDrawsAPartsDivergenceOnThePartsTrace) {
   Log log;
   const Trace trace =
@@ -190,6 +233,7 @@ TEST(CheckSplit, RenderDrawsAPartsDivergenceOnThePartsTrace) {
   const auto page = render::render_page(trace, options);
   ASSERT_TRUE(page.ok()) << page.error().to_string();
   EXPECT_EQ(page->find("loop:A/web-locks"), std::string::npos);
+  EXPECT_NE(page->find("other-parts"), std::string::npos);  // the part's trace's own window
   options.check.split = Split::Never;
   const auto whole = render::render_page(trace, options);
   ASSERT_TRUE(whole.ok());

@@ -23,6 +23,7 @@ class ModelWorld : public ReplayWorld {
   void set_logging(bool on) override { world_.set_logging(on); }
   const Log& event_log() override { return world_.event_log(); }
   int current_step() const override { return world_.current_step(); }
+  int stamp_step() const override { return world_.stamp_step(); }
   std::vector<std::string> choices_taken() const override { return world_.choices_taken(); }
   const std::uint64_t* lock_steps_enqueued(const std::string& partition) const override {
     return world_.lock_steps_enqueued(partition);
@@ -49,6 +50,7 @@ class ImplWorld : public ReplayWorld {
   void set_logging(bool on) override { replay_.set_logging(on); }
   const Log& event_log() override { return replay_.event_log(); }
   int current_step() const override { return replay_.current_step(); }
+  int stamp_step() const override { return replay_.stamp_step(); }
   std::vector<std::string> choices_taken() const override { return replay_.choices_taken(); }
   const std::uint64_t* lock_steps_enqueued(const std::string& partition) const override {
     return replay_.lock_steps_enqueued(partition);

@@ -28,6 +28,9 @@ class ReplayWorld {
   virtual void set_logging(bool on) = 0;
   virtual const Log& event_log() = 0;
   virtual int current_step() const = 0;
+  // What is logged now is stamped with: current_step(), or before a step (I-26) the step whose
+  // settling is under way.
+  virtual int stamp_step() const = 0;
   virtual std::vector<std::string> choices_taken() const = 0;
   // How many steps the partition's lock task queue has been given so far, kept up to date for
   // the replay's life (null if it has no queue).

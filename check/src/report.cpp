@@ -51,7 +51,7 @@ std::string explain(const Report& report) {
   if (!d.part.empty())
     out << "found by the search of the part of agents " << agents_text(d.part)
         << " (its schedule replays that part's trace, where the other agents' steps are empty "
-           "runs; the prefix counts its events)\n";
+           "runs)\n";
   if (d.observed) {
     out << "first event no schedule explains: agent " << d.agent << "'s event " << d.agent_index
         << " (events[" << d.log_index << "] of the observed log):\n  " << write_event(*d.observed)
@@ -60,8 +60,12 @@ std::string explain(const Report& report) {
     out << "first point no schedule explains: agent " << d.agent << " logged all " << d.agent_index
         << " of its observed events, and the model always logs more\n";
   }
-  out << "longest prefix explained: " << d.matched << " of " << report.observed_events
-      << " events\n";
+  // A part's divergence counts the part's events (Divergence::part).
+  std::size_t events = report.observed_events;
+  for (const PartSearch& p : report.parts)
+    if (!d.part.empty() && p.agents == d.part) events = p.observed_events;
+  out << "longest prefix explained: " << d.matched << " of " << events
+      << (d.part.empty() ? " events\n" : " events of the part\n");
   if (!d.instead.empty() || d.model_could_stop) {
     out << "what the model allowed there instead:\n";
     for (const Event& e : d.instead) out << "  " << write_event(e) << "\n";
@@ -94,14 +98,19 @@ std::string parts_text(const Report& report) {
                                   : "the parts of the world, each searched on its own:\n");
   bool every_part_allowed = true;
   for (const PartSearch& p : report.parts) {
-    out << "  agents " << agents_text(p.agents) << ": " << verdict_name(p.verdict) << " ("
-        << p.observed_events << (p.observed_events == 1 ? " event, " : " events, ") << p.runs
-        << (p.runs == 1 ? " run)\n" : " runs)\n");
-    every_part_allowed = every_part_allowed && p.verdict == Verdict::Allowed;
+    out << "  agents " << agents_text(p.agents) << ": ";
+    if (!p.searched)
+      out << "not searched";
+    else
+      out << verdict_name(p.verdict) << " (" << p.observed_events
+          << (p.observed_events == 1 ? " event, " : " events, ") << p.runs
+          << (p.runs == 1 ? " run)" : " runs)");
+    out << "\n";
+    every_part_allowed = every_part_allowed && p.searched && p.verdict == Verdict::Allowed;
   }
   if (report.verdict == Verdict::Unknown && every_part_allowed)
-    out << "every part's log is allowed, but their schedules did not merge into one under which "
-           "the model replays the whole log\n";
+    out << "every part's log is allowed, but no merge of their runs replays the whole log "
+           "(check/README.md, \"Parts\")\n";
   return out.str();
 }
 
@@ -232,6 +241,7 @@ std::string to_json(const Report& report, const std::string& trace_name) {
       one["observedEvents"] = p.observed_events;
       one["runs"] = p.runs;
       one["modelRuns"] = p.model_runs;
+      one["searched"] = p.searched;
       j["parts"].push_back(std::move(one));
     }
   }

@@ -1021,6 +1021,7 @@ Result<Report> check(const Trace& trace, const Log& observed, const Options& opt
     Report by_parts = search_by_parts(trace, observed, options, deadline, parts);
     if (by_parts.verdict == Verdict::Unknown) return with_parts(std::move(whole), by_parts);
     by_parts.searches = std::move(whole.searches);
+    by_parts.readings_searched = whole.readings_searched;
     add_totals(by_parts, whole);
     return by_parts;
   } catch (const spec::ReplayError& e) {

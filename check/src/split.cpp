@@ -33,10 +33,22 @@ PartLog part_log(const Log& observed, const std::vector<std::string>& agents) {
   return part;
 }
 
-// A unit that ran in a part's run, and the top-level step begun last when it did (a unit run
-// before a step, I-26, has the step before it).
-struct UnitRun {
+// When a unit runs: the top-level step begun last, and the step its events are stamped with. The
+// two tell a unit run in a step's settling from one run before the next step (I-26), which has
+// the same step begun last but the stamp of the settling under way.
+struct Moment {
   int step = 0;
+  int stamp = 0;
+  friend bool operator==(const Moment&, const Moment&) = default;
+};
+
+Moment now(const ReplayWorld& world) {
+  return Moment{world.current_step(), world.stamp_step()};
+}
+
+// A unit that ran in a part's run, and when.
+struct UnitRun {
+  Moment at;
   std::string unit;
 };
 
@@ -89,7 +101,7 @@ std::optional<std::vector<UnitRun>> units_run(const Trace& part, const Report& a
     // After the pins, the canonical policy, as a pinned schedule means.
     w.steer([](const ChoicePoint& point) { return point.canonical; },
             [&](const std::string& unit) {
-              runs.push_back({w.current_step(), unit});
+              runs.push_back({now(w), unit});
             });
     w.run();
   } catch (const ImplFailed&) {
@@ -98,9 +110,9 @@ std::optional<std::vector<UnitRun>> units_run(const Trace& part, const Report& a
   return runs;
 }
 
-// Replays the world taking, at each point, the next unit of some part's run that is due (its
-// step begun last is the world's); a step begins when no part has a unit due before it, idle
-// periods start while a part's run has one due next. The parts run independently, so every
+// Replays the world taking, at each point, the next unit of some part's run that is due (it ran at
+// the world's Moment); a step begins when no part has a unit due before it, idle periods start
+// while a part's run has one due next. The parts run independently, so every
 // part's units come in its own order, at its own points; a unit run that is not the next of its
 // part's run ends the replay.
 class Merge {
@@ -108,14 +120,14 @@ class Merge {
   Merge(std::vector<std::vector<UnitRun>> runs, const UnitOwners& owners)
       : runs_(std::move(runs)), next_(runs_.size(), 0), owners_(owners) {}
 
-  std::size_t choose(const ChoicePoint& point, int step) const {
+  std::size_t choose(const ChoicePoint& point, Moment at) const {
     if (point.idle_only) {
       for (std::size_t p = 0; p < runs_.size(); ++p)
-        if (const UnitRun* u = due(p, step); u && is_idle_period(u->unit)) return 0;  // "idle"
-      return 1;                                                                       // "settled"
+        if (const UnitRun* u = due(p, at); u && is_idle_period(u->unit)) return 0;  // "idle"
+      return 1;                                                                     // "settled"
     }
     for (std::size_t p = 0; p < runs_.size(); ++p) {
-      const UnitRun* u = due(p, step);
+      const UnitRun* u = due(p, at);
       if (!u) continue;
       const std::string wanted = point.before_step ? std::string(pins::kEarly) + u->unit : u->unit;
       for (std::size_t i = 0; i < point.names.size(); ++i)
@@ -124,16 +136,16 @@ class Merge {
     return point.before_step ? 0 : point.canonical;  // "step"; or a unit ran() refuses
   }
 
-  void ran(const std::string& unit, int step) {
+  void ran(const std::string& unit, Moment at) {
     const std::optional<std::size_t> p = owners_.of(unit);
-    const UnitRun* u = p ? due(*p, step) : nullptr;
+    const UnitRun* u = p ? due(*p, at) : nullptr;
     if (!u || u->unit != unit) throw LeftThePartsRuns{};
     ++next_[*p];
   }
 
  private:
-  const UnitRun* due(std::size_t p, int step) const {
-    if (next_[p] >= runs_[p].size() || runs_[p][next_[p]].step != step) return nullptr;
+  const UnitRun* due(std::size_t p, Moment at) const {
+    if (next_[p] >= runs_[p].size() || !(runs_[p][next_[p]].at == at)) return nullptr;
     return &runs_[p][next_[p]];
   }
 
@@ -184,8 +196,8 @@ std::optional<std::vector<std::string>> merged_schedule(
   try {
     const std::unique_ptr<ReplayWorld> world = replay_world(SearchEngine::Impl, world_trace);
     ReplayWorld& w = *world;
-    w.steer([&](const ChoicePoint& point) { return merge.choose(point, w.current_step()); },
-            [&](const std::string& unit) { merge.ran(unit, w.current_step()); });
+    w.steer([&](const ChoicePoint& point) { return merge.choose(point, now(w)); },
+            [&](const std::string& unit) { merge.ran(unit, now(w)); });
     const RunResult result = w.run();
     if (!same_observations(world_trace, result.log, observed, options.compare_steps))
       return std::nullopt;
@@ -233,18 +245,28 @@ Report search_by_parts(const Trace& trace, const Log& observed, const Options& o
   out.max_runs = options.max_runs;
   out.max_seconds = options.max_seconds;
   out.readings = trace.readings;
+  std::vector<PartLog> logs;
+  for (const std::vector<std::string>& agents : parts) {
+    logs.push_back(part_log(observed, agents));
+    out.parts.push_back(PartSearch{
+        .agents = agents, .observed_events = logs.back().log.events.size(), .searched = false});
+  }
   std::vector<Trace> traces;
   std::vector<Report> reports;
-  for (const std::vector<std::string>& agents : parts) {
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    const std::vector<std::string>& agents = parts[i];
     if (deadline.passed()) {  // the parts left are not searched
       out.time_ran_out = true;
       break;
     }
     Trace part = part_trace(trace, agents);
-    const PartLog log = part_log(observed, agents);
+    const PartLog& log = logs[i];
     Report report = search_every_reading(part, log.log, options, deadline);
-    out.parts.push_back(
-        PartSearch{agents, report.verdict, log.log.events.size(), report.runs, report.model_runs});
+    PartSearch& searched = out.parts[i];
+    searched.searched = true;
+    searched.verdict = report.verdict;
+    searched.runs = report.runs;
+    searched.model_runs = report.model_runs;
     add_totals(out, report);
     out.runs_ran_out = out.runs_ran_out || report.runs_ran_out;
     out.time_ran_out = out.time_ran_out || report.time_ran_out;
@@ -255,12 +277,11 @@ Report search_by_parts(const Trace& trace, const Log& observed, const Options& o
       out.runs_ran_out = out.time_ran_out = false;
       out.divergence = report.divergence;
       if (out.divergence) {
-        if (out.divergence->log_index < log.world_index.size())
-          out.divergence->log_index = log.world_index[out.divergence->log_index];
+        if (out.divergence->observed)  // else log_index means nothing (Divergence)
+          out.divergence->log_index = log.world_index.at(out.divergence->log_index);
         out.divergence->part = agents;
       }
       out.readings = report.readings;
-      out.readings_searched = report.readings_searched;
       out.assumptions = report.assumptions;
       return out;
     }

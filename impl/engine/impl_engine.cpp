@@ -84,6 +84,10 @@ int ImplReplay::current_step() const {
   return runner_ ? runner_->runtime().current_step() : 0;
 }
 
+int ImplReplay::stamp_step() const {
+  return runner_ ? runner_->runtime().stamp_step() : 0;
+}
+
 std::vector<std::string> ImplReplay::choices_taken() const {
   return runner_ ? runner_->runtime().take_choices() : std::vector<std::string>{};
 }

@@ -250,6 +250,7 @@ class Runtime {
   // set_stamp_step says otherwise until the next set_current_step (as the model's World).
   void set_current_step(int step) { current_step_ = step_ = step; }
   void set_stamp_step(int step) { step_ = step; }
+  int stamp_step() const { return step_; }
   int current_step() const { return current_step_; }
   void log(Env* env, const char* event, Members members);
   // The frequent events, recorded without building their members (recorded_log.h).

@@ -1,4 +1,5 @@
 // Assembles a report page: the page template with its style and script, and the data they draw.
+#include <algorithm>
 #include <map>
 
 #include "lockstep/render.h"
@@ -145,9 +146,17 @@ Result<std::string> render_page(const Trace& trace, const Options& options) {
     auto report = check::check(trace, *options.observed, options.check);
     if (!report) return report.error();
     const check::Report& r = report.value();
-    // A divergence one part's search found replays that part's trace (check::part_trace).
-    if (r.divergence && !r.divergence->part.empty())
+    Log observed = *options.observed;
+    // A divergence one part's search found replays that part's trace (check::part_trace): the
+    // page draws that trace and the part's observed events, beside the whole report.
+    if (r.divergence && !r.divergence->part.empty()) {
       shown = check::part_trace(trace, r.divergence->part);
+      data["trace"] = trace_json(shown);
+      const std::vector<std::string>& part = r.divergence->part;
+      std::erase_if(observed.events, [&](const Event& e) {
+        return std::find(part.begin(), part.end(), e.agent) == part.end();
+      });
+    }
     shown.schedule = r.verdict == check::Verdict::Allowed ? r.schedule
                      : r.divergence                       ? r.divergence->schedule
                                                           : std::vector<std::string>{};
@@ -155,7 +164,7 @@ Result<std::string> render_page(const Trace& trace, const Options& options) {
     // Under the readings (I-24, I-25) that schedule was found under, which may not be the trace's.
     shown.readings = r.readings;
     data["check"] = Json::parse(check::to_json(r, trace.name));
-    data["observed"] = Json{{"events", Json::parse(write_log(*options.observed))["events"]}};
+    data["observed"] = Json{{"events", Json::parse(write_log(observed))["events"]}};
     if (r.divergence) referenced = r.divergence->spec_steps;
   }
   auto timeline = collect_timeline(shown);

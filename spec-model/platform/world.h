@@ -172,6 +172,7 @@ class World {
   void set_current_step(int step) { current_step_ = stamp_step_ = step; }
   int current_step() const { return current_step_; }
   void set_stamp_step(int step) { stamp_step_ = step; }
+  int stamp_step() const { return stamp_step_; }
   void log(Environment* environment, std::string event,
            std::vector<std::pair<std::string, Value>> members);
   Log& event_log() { return log_; }

@@ -6,8 +6,9 @@
 // points; the model replays a schedule found so to confirm it), abandoning a run as soon as the
 // events it has logged cannot be a prefix of the observed ones. Logs are compared per agent: the
 // order between agents is free, and causality across agents is whatever the model's run imposes.
-// check/README.md says how events are compared (query snapshots, clientIds, DOMExceptions) and what
-// is not searched.
+// A world whose agents fall into independent parts (no shared partition or event loop) is also
+// searched part by part (Options::split). check/README.md says how events are compared (query
+// snapshots, clientIds, DOMExceptions) and what is not searched.
 #pragma once
 
 #include <cstdint>
@@ -123,6 +124,9 @@ struct PartSearch {
   std::size_t observed_events = 0;  // its agents' events
   std::uint64_t runs = 0;
   std::uint64_t model_runs = 0;
+  // False if the parts were decided before its turn (an earlier part's log is not allowed) or the
+  // time ran out first.
+  bool searched = true;
 };
 
 struct Report {
@@ -163,10 +167,11 @@ struct Report {
   // Each combination searched, in order; the totals above are their sums. A spec editor sees
   // which readings a log depends on: a log allowed under the second was not under the first.
   std::vector<ReadingSearch> searches;
-  // Each part searched on its own, in the order of their first agents; empty if the world was not
-  // split. `decided_by_parts`: the verdict is theirs (a part whose log is not allowed, or the
-  // parts' schedules merged into one that the model replays to the whole log); `searches` then
-  // lists the whole world's search, if one was made.
+  // Each part of the world, in the order of their first agents, and how its search ended; empty if
+  // the world was not split. `decided_by_parts`: the verdict is theirs (a part whose log is not
+  // allowed, or the parts' runs merged into one that the model replays to the whole log).
+  // `searches` and `readings_searched` are always the whole world's search's (none if only the
+  // parts were searched); `readings` is the part's where its log is not allowed.
   std::vector<PartSearch> parts;
   bool decided_by_parts = false;
 };

@@ -37,6 +37,9 @@ class ImplReplay {
   void set_logging(bool on);  // off: nothing is logged until it is on again
   const Log& event_log() const;
   int current_step() const;  // the latest top-level step begun
+  // The step what is logged now is stamped with: current_step(), or before a step (I-26) the
+  // step whose settling is under way.
+  int stamp_step() const;
   std::vector<std::string> choices_taken() const;
   // How many steps the partition's lock task queue has been given so far, kept up to date for
   // the replay's life (null if it has no queue).
