@@ -112,9 +112,9 @@ std::optional<std::vector<UnitRun>> units_run(const Trace& part, const Report& a
 
 // Replays the world taking, at each point, the next unit of some part's run that is due (it ran at
 // the world's Moment); a step begins when no part has a unit due before it, idle periods start
-// while a part's run has one due next. The parts run independently, so every
-// part's units come in its own order, at its own points; a unit run that is not the next of its
-// part's run ends the replay.
+// while a part's run has one due next. The parts run independently, so every part's units come in
+// its own order, at its own points; a unit run that is not the next of its part's run ends the
+// replay.
 class Merge {
  public:
   Merge(std::vector<std::vector<UnitRun>> runs, const UnitOwners& owners)
