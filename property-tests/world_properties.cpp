@@ -598,7 +598,7 @@ void splitting_decides_as_the_whole_search() {
   RC_CLASSIFY(parts >= 2, "two parts or more");
   if (parts < 2) return;
   check::Options whole, split;
-  whole.max_runs = split.max_runs = 20'000;
+  whole.max_runs = split.max_runs = 5'000;
   whole.split = check::Split::Never;
   split.split = check::Split::First;
   const auto by_parts = check::check(trace, log, split);
