@@ -3,16 +3,9 @@
 #include "lockstep/choice_point.h"
 
 namespace lockstep::check {
-namespace {
 
-struct Parsed {  // views into the unit's name
-  bool lock_queue = false;
-  std::string_view where;   // the partition of a lock task queue, or the event loop
-  std::string_view source;  // a loop's task source ("trace", "web-locks", "scheduler", "idle", ...)
-};
-
-Parsed parse(std::string_view unit) {
-  Parsed p;
+UnitName parse_unit_name(std::string_view unit) {
+  UnitName p;
   if (unit.rfind("locks:", 0) == 0) {
     p.lock_queue = true;
     p.where = unit.substr(6);
@@ -23,8 +16,6 @@ Parsed parse(std::string_view unit) {
   p.source = unit.substr(slash + 1);
   return p;
 }
-
-}  // namespace
 
 Independence::Independence(const Trace& trace) {
   std::map<std::string, std::uint64_t> bits;
@@ -44,7 +35,7 @@ const Independence::LockQueues& Independence::lock_queues_reached_by(
   if (const auto known = by_unit_.find(unit); known != by_unit_.end()) return *known->second;
   const LockQueues* queues = &kNone;
   if (unit.rfind("loop:", 0) == 0) {
-    const auto found = loop_queue_bits_.find(parse(unit).where);
+    const auto found = loop_queue_bits_.find(parse_unit_name(unit).where);
     if (found != loop_queue_bits_.end()) queues = &found->second;
   }
   by_unit_.emplace(unit, queues);
@@ -67,7 +58,7 @@ std::vector<std::string> Independence::loops() const {
 bool Independence::dependent(const std::string& a, const UnitEffect& a_did, const std::string& b,
                              const UnitEffect& b_did) const {
   if (a.empty() || b.empty() || a == b) return true;
-  const Parsed x = parse(a), y = parse(b);
+  const UnitName x = parse_unit_name(a), y = parse_unit_name(b);
   // The trace's own tasks run top-level steps (unload among them): taken as touching everything.
   if (x.source == "trace" || y.source == "trace") return true;
   // Two lock task queues: each works on its own user agent's lock managers.

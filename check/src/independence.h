@@ -26,6 +26,14 @@ struct UnitEffect {
   std::uint64_t lock_queues = 0;
 };
 
+// A unit's name taken apart ("locks:<partition>" or "loop:<loop>/<source>"), as views into it.
+struct UnitName {
+  bool lock_queue = false;
+  std::string_view where;   // the partition of a lock task queue, or the event loop
+  std::string_view source;  // a loop's task source ("trace", "web-locks", "scheduler", "idle", ...)
+};
+UnitName parse_unit_name(std::string_view unit);
+
 class Independence {
  public:
   explicit Independence(const Trace& trace);

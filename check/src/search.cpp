@@ -1007,10 +1007,10 @@ Result<Report> check(const Trace& trace, const Log& observed, const Options& opt
   }
   try {
     const Deadline deadline(options.max_seconds);
-    const std::vector<std::vector<std::string>> parts = independent_parts(trace);
-    if (!may_split(options, parts.size()))
-      return search_every_reading(trace, observed, options, deadline);
+    if (!may_split(options)) return search_every_reading(trace, observed, options, deadline);
     if (options.split == Split::First) {
+      const std::vector<std::vector<std::string>> parts = independent_parts(trace);
+      if (parts.size() < 2) return search_every_reading(trace, observed, options, deadline);
       Report by_parts = search_by_parts(trace, observed, options, deadline, parts);
       if (by_parts.verdict != Verdict::Unknown) return by_parts;
       return with_parts(search_every_reading(trace, observed, options, deadline), by_parts);
@@ -1018,6 +1018,9 @@ Result<Report> check(const Trace& trace, const Log& observed, const Options& opt
     Report whole = search_every_reading(trace, observed, options, deadline);
     // A whole search cut by the time leaves none for the parts.
     if (whole.verdict != Verdict::Unknown || deadline.passed()) return whole;
+    // Only now: most checks end before they would need the parts.
+    const std::vector<std::vector<std::string>> parts = independent_parts(trace);
+    if (parts.size() < 2) return whole;
     Report by_parts = search_by_parts(trace, observed, options, deadline, parts);
     if (by_parts.verdict == Verdict::Unknown) return with_parts(std::move(whole), by_parts);
     by_parts.searches = std::move(whole.searches);

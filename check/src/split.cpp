@@ -6,6 +6,7 @@
 #include <optional>
 #include <set>
 
+#include "independence.h"
 #include "lockstep/choice_point.h"
 #include "platform/errors.h"
 #include "replay_world.h"
@@ -64,27 +65,19 @@ class UnitOwners {
       }
   }
   std::optional<std::size_t> of(const std::string& unit) const {
-    static const std::string kLocks = "locks:", kLoop = "loop:";
-    if (unit.rfind(kLocks, 0) == 0) return find(partitions_, unit.substr(kLocks.size()));
-    const std::size_t slash = unit.rfind('/');
-    if (unit.rfind(kLoop, 0) == 0 && slash != std::string::npos && slash >= kLoop.size())
-      return find(loops_, unit.substr(kLoop.size(), slash - kLoop.size()));
-    return std::nullopt;
+    const UnitName name = parse_unit_name(unit);
+    const auto& owners = name.lock_queue ? partitions_ : loops_;
+    const auto it = owners.find(name.where);
+    return it == owners.end() ? std::nullopt : std::optional<std::size_t>(it->second);
   }
 
  private:
-  static std::optional<std::size_t> find(const std::map<std::string, std::size_t>& in,
-                                         const std::string& key) {
-    const auto it = in.find(key);
-    return it == in.end() ? std::nullopt : std::optional<std::size_t>(it->second);
-  }
-  std::map<std::string, std::size_t> partitions_, loops_;
+  // std::less<>: looked up by views into unit names
+  std::map<std::string, std::size_t, std::less<>> partitions_, loops_;
 };
 
 bool is_idle_period(const std::string& unit) {
-  static const std::string kIdle = "/idle";
-  return unit.size() > kIdle.size() &&
-         unit.compare(unit.size() - kIdle.size(), kIdle.size(), kIdle) == 0;
+  return parse_unit_name(unit).source == "idle";
 }
 
 // The units a part's allowed run ran, in order: its trace replayed under its schedule and
@@ -162,11 +155,8 @@ std::optional<Readings> merged_readings(const Trace& trace, const std::vector<Tr
   Readings merged = trace.readings;
   bool released_set = false, stale_set = false;
   for (std::size_t p = 0; p < traces.size(); ++p) {
-    bool requests = false;
-    for_each_action(traces[p].steps,
-                    [&](const Action& a) { requests = requests || a.op == Op::Request; });
     const Readings& own = reports[p].readings;
-    if (requests) {
+    if (traces[p].requests_a_lock()) {
       if (released_set && merged.released_promise != own.released_promise) return std::nullopt;
       merged.released_promise = own.released_promise;
       released_set = true;
@@ -231,9 +221,8 @@ void add_totals(Report& to, const Report& from) {
   to.states_already_tried += from.states_already_tried;
 }
 
-bool may_split(const Options& options, std::size_t parts) {
-  return parts >= 2 && options.split != Split::Never && options.profile == Profile::Normative &&
-         !options.partial;
+bool may_split(const Options& options) {
+  return options.split != Split::Never && options.profile == Profile::Normative && !options.partial;
 }
 
 Report search_by_parts(const Trace& trace, const Log& observed, const Options& options,

@@ -10,10 +10,10 @@
 
 namespace lockstep::check {
 
-// Whether check() may split a world of `parts` parts: two or more, under the normative profile
-// (under `intent` the suggested strategy orders units by world-wide ages, I-1), and not with
-// `partial`.
-bool may_split(const Options& options, std::size_t parts);
+// Whether check() may split a world (into independent_parts, if there are two or more): not with
+// Split::Never, only under the normative profile (under `intent` the suggested strategy orders
+// units by world-wide ages, I-1), and not with `partial`.
+bool may_split(const Options& options);
 
 // Each part's log searched on its own trace (part_trace). Not allowed if one part's log is not:
 // the model's every run of the world, its other parts' units left out, is a run of the part's

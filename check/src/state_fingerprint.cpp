@@ -38,13 +38,13 @@ const StateFingerprint::Kind& StateFingerprint::kind_of(const std::string& unit)
       idle_gates_.push_back(resource("idle:" + loop));
   Kind k;
   k.name = mix(std::hash<std::string>{}(unit));
-  if (unit.rfind("locks:", 0) == 0) {
+  const UnitName parsed = parse_unit_name(unit);
+  if (parsed.lock_queue) {
     k.lock_queue = true;
     k.loop = resource(unit);
   } else {
-    const std::size_t slash = unit.rfind('/');
-    const std::string loop = unit.substr(5, slash - 5);  // after "loop:"
-    const std::string source = unit.substr(slash + 1);
+    const std::string loop(parsed.where);
+    const std::string_view source = parsed.source;
     k.trace = source == "trace";
     k.idle = source == "idle";
     k.loop = resource("loop:" + loop);

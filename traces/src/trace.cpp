@@ -125,9 +125,14 @@ bool Trace::uses_scheduling() const {
   return found;
 }
 
+bool Trace::requests_a_lock() const {
+  bool found = false;
+  for_each_action(steps, [&](const Action& a) { found = found || a.op == Op::Request; });
+  return found;
+}
+
 std::vector<Readings> Trace::readings_that_matter() const {
-  bool requests = false;
-  for_each_action(steps, [&](const Action& a) { requests = requests || a.op == Op::Request; });
+  const bool requests = requests_a_lock();
   const bool scheduling = uses_scheduling();
   std::vector<Readings> all{readings};
   for (ReleasedPromiseReading r : {ReleasedPromiseReading::Steps, ReleasedPromiseReading::Note})

@@ -157,6 +157,7 @@ struct Trace {
 
   const Agent* agent(const std::string& id) const;
   bool uses_scheduling() const;
+  bool requests_a_lock() const;  // anywhere, top level or in a body
   // Every combination of readings under which the trace may replay differently, its own first
   // (the released promise's only matter where a lock is requested, the stale removal's where the
   // scheduler is used).
