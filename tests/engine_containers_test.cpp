@@ -170,6 +170,31 @@ TEST(StringIndex, FindsEveryKeyAndNothingElseAcrossGrowth) {
   EXPECT_EQ(index.find("", key_of), StringIndex::kNone);
 }
 
+TEST(StringIndex, KeysOfEveryLengthThatDifferInOneByteAreToldApart) {
+  // The hash reads a key in words, halves or single bytes by its length, the last word
+  // overlapping: a key and its copies with one byte changed, at every position and length up to
+  // three words, must all be found, each under its own ordinal.
+  std::vector<std::string> keys;
+  for (std::size_t length = 0; length <= 24; ++length) {
+    const std::string base(length, 'k');
+    keys.push_back(base);
+    for (std::size_t at = 0; at < length; ++at) {
+      std::string changed = base;
+      changed[at] = 'q';
+      keys.push_back(changed);
+    }
+  }
+  StringIndex index;
+  const auto key_of = [&](std::uint32_t i) -> const std::string& { return keys[i]; };
+  for (std::uint32_t i = 0; i < keys.size(); ++i) {
+    ASSERT_EQ(index.find(keys[i], key_of), StringIndex::kNone) << keys[i];
+    index.insert(keys[i], i);
+  }
+  for (std::uint32_t i = 0; i < keys.size(); ++i) ASSERT_EQ(index.find(keys[i], key_of), i);
+  EXPECT_EQ(index.find(std::string(25, 'k'), key_of), StringIndex::kNone);
+  EXPECT_EQ(index.find("kkkkkkkz", key_of), StringIndex::kNone);
+}
+
 TEST(StringIndex, TheCallersStringsMayMove) {
   // The index keeps ordinals, not views: a vector of names that reallocates stays findable.
   std::vector<std::string> names;
@@ -235,6 +260,35 @@ TEST(ValueSharing, AssignmentsCarryTheNumberOrTheBlockTheKindUses) {
   EXPECT_EQ(moved.as_number(), 0);
   EXPECT_EQ(Value::object({{"n", Value::number(1)}}).as_number(), 0);
   EXPECT_EQ(copied.as_number(), 0);
+}
+
+// Copies and moves leave a kind without text alone (value.h): a value that had text and takes
+// one without must not keep its old text.
+TEST(ValueSharing, AssignmentsTakeTheTextOfTheValueTheyTakeAndDropTheirOwn) {
+  Value v = Value::string("a-lock-name-longer-than-sso");
+  v = Value::null();
+  EXPECT_EQ(v.kind(), Value::Kind::Null);
+  EXPECT_EQ(v.as_string(), "");
+  EXPECT_EQ(v, Value::null());
+  const Value undefined;
+  v = Value::string("short");
+  v = undefined;  // a copy of a value without text
+  EXPECT_TRUE(v.is_undefined());
+  EXPECT_EQ(v.as_string(), "");
+  v = Value::dom_exception("AbortError", "why");
+  Value name = Value::string("lock");
+  v = std::move(name);
+  EXPECT_EQ(v, Value::string("lock"));
+  const Value copy(v);
+  Value moved(std::move(v));
+  EXPECT_EQ(copy.as_string(), "lock");
+  EXPECT_EQ(moved.as_string(), "lock");
+  Value& same = moved;
+  moved = std::move(same);  // a move onto itself keeps the value
+  EXPECT_EQ(moved.as_string(), "lock");
+  moved = Value::number(4);
+  EXPECT_EQ(moved, Value::number(4));
+  EXPECT_EQ(moved.as_string(), "");
 }
 
 TEST(ValueSharing, AValueCanBeAssignedAPartOfItself) {

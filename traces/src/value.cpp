@@ -7,14 +7,8 @@
 
 namespace lockstep {
 
-// The shared block: a reference count (atomic, as copies of one Value may live on several
-// threads of an embedder), then what the owning Value's kind has. The kind picks the shape, so
-// no block carries the other kinds' members.
-namespace detail {
-struct ValueBlock {
-  mutable std::atomic<std::uint32_t> references{1};
-};
-}  // namespace detail
+// The shared blocks: detail::ValueBlock's reference count (value.h), then what the owning Value's
+// kind has. The kind picks the shape, so no block carries the other kinds' members.
 
 namespace {
 
@@ -48,12 +42,7 @@ static_assert(sizeof(MembersBlock) % alignof(Value::Member) == 0, "members follo
 
 }  // namespace
 
-void Value::retain() const {
-  if (has_compound()) compound_->references.fetch_add(1, std::memory_order_relaxed);
-}
-
-void Value::release(const detail::ValueBlock* block, Kind kind) {
-  if (block == nullptr || block->references.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
+void Value::destroy(const detail::ValueBlock* block, Kind kind) {
   switch (kind) {
     case Kind::Array:
       delete static_cast<const ItemsBlock*>(block);
@@ -65,55 +54,6 @@ void Value::release(const detail::ValueBlock* block, Kind kind) {
       delete static_cast<const MessageBlock*>(block);
       break;
   }
-}
-
-// The union's word as bits: whichever member the kind uses travels, and the kinds that use
-// neither keep it zero, so no branch on the kind is needed.
-void Value::copy_word(const Value& other) {
-  std::memcpy(static_cast<void*>(&number_), static_cast<const void*>(&other.number_),
-              sizeof number_);
-}
-
-Value::Value(const Value& other)
-    : kind_(other.kind_), boolean_(other.boolean_), text_(other.text_) {
-  copy_word(other);
-  retain();
-}
-
-Value::Value(Value&& other) noexcept
-    : kind_(other.kind_), boolean_(other.boolean_), text_(std::move(other.text_)) {
-  copy_word(other);
-  if (other.has_compound()) other.compound_ = nullptr;  // the block moves with it
-}
-
-// Both assignments let go of the block this value held last: `other` may live inside it.
-Value& Value::operator=(const Value& other) {
-  const detail::ValueBlock* previous = has_compound() ? compound_ : nullptr;
-  const Kind previous_kind = kind_;
-  text_ = other.text_;
-  other.retain();  // before the release: on self-assignment the two cancel out
-  kind_ = other.kind_;
-  boolean_ = other.boolean_;
-  copy_word(other);
-  release(previous, previous_kind);
-  return *this;
-}
-
-Value& Value::operator=(Value&& other) noexcept {
-  if (this == &other) return *this;
-  const detail::ValueBlock* previous = has_compound() ? compound_ : nullptr;
-  const Kind previous_kind = kind_;
-  text_ = std::move(other.text_);
-  kind_ = other.kind_;
-  boolean_ = other.boolean_;
-  copy_word(other);
-  if (other.has_compound()) other.compound_ = nullptr;  // the block moves with it
-  release(previous, previous_kind);
-  return *this;
-}
-
-Value::~Value() {
-  if (has_compound()) release(compound_, kind_);
 }
 
 Value Value::null() {

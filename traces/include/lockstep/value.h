@@ -2,7 +2,9 @@
 // Kept free of any JSON library so the models include nothing heavy.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <span>
 #include <string>
@@ -13,7 +15,11 @@
 namespace lockstep {
 
 namespace detail {
-struct ValueBlock;  // value.cpp
+// What every kind's shared block starts with (the shapes are in value.cpp): a reference count,
+// atomic, as copies of one Value may live on several threads of an embedder.
+struct ValueBlock {
+  mutable std::atomic<std::uint32_t> references{1};
+};
 }  // namespace detail
 
 class Value {
@@ -81,10 +87,19 @@ class Value {
     return (kind_ == Kind::Array || kind_ == Kind::Object || kind_ == Kind::DOMException) &&
            compound_ != nullptr;
   }
-  void copy_word(const Value& other);
-  void retain() const;
+  void copy_word(const Value& other) {
+    std::memcpy(static_cast<void*>(&number_), static_cast<const void*>(&other.number_),
+                sizeof number_);
+  }
+  void retain() const {
+    if (has_compound()) compound_->references.fetch_add(1, std::memory_order_relaxed);
+  }
   // Drops one reference to `block`, which a value of kind `kind` held, and frees it at the last.
-  static void release(const detail::ValueBlock* block, Kind kind);
+  static void release(const detail::ValueBlock* block, Kind kind) {
+    if (block != nullptr && block->references.fetch_sub(1, std::memory_order_acq_rel) == 1)
+      destroy(block, kind);
+  }
+  static void destroy(const detail::ValueBlock* block, Kind kind);  // the last reference went
 
   // An object whose block has room for `members` members, none built yet (object_of).
   static Value object_with_room(std::size_t members);
@@ -103,5 +118,51 @@ class Value {
   };
   std::string text_;
 };
+
+// The copies, moves and destructor are inline: values move through every promise and job of a
+// replay (about ten moves per step of the whole-trace benchmark, docs/performance.md). Only a
+// String or a DOMException has text, so for the other kinds the string is left alone: moving even
+// an empty std::string copies its buffer through a call to memcpy.
+inline Value::Value(const Value& other) : kind_(other.kind_), boolean_(other.boolean_) {
+  if (!other.text_.empty()) text_ = other.text_;
+  copy_word(other);
+  retain();
+}
+
+inline Value::Value(Value&& other) noexcept : kind_(other.kind_), boolean_(other.boolean_) {
+  if (!other.text_.empty()) text_ = std::move(other.text_);
+  copy_word(other);
+  if (other.has_compound()) other.compound_ = nullptr;  // the block moves with it
+}
+
+// Both assignments let go of the block this value held last: `other` may live inside it.
+inline Value& Value::operator=(const Value& other) {
+  const detail::ValueBlock* previous = has_compound() ? compound_ : nullptr;
+  const Kind previous_kind = kind_;
+  if (!text_.empty() || !other.text_.empty()) text_ = other.text_;
+  other.retain();  // before the release: on self-assignment the two cancel out
+  kind_ = other.kind_;
+  boolean_ = other.boolean_;
+  copy_word(other);
+  release(previous, previous_kind);
+  return *this;
+}
+
+inline Value& Value::operator=(Value&& other) noexcept {
+  if (this == &other) return *this;
+  const detail::ValueBlock* previous = has_compound() ? compound_ : nullptr;
+  const Kind previous_kind = kind_;
+  if (!text_.empty() || !other.text_.empty()) text_ = std::move(other.text_);
+  kind_ = other.kind_;
+  boolean_ = other.boolean_;
+  copy_word(other);
+  if (other.has_compound()) other.compound_ = nullptr;  // the block moves with it
+  release(previous, previous_kind);
+  return *this;
+}
+
+inline Value::~Value() {
+  if (has_compound()) release(compound_, kind_);
+}
 
 }  // namespace lockstep
