@@ -44,9 +44,8 @@ const StateFingerprint::Kind& StateFingerprint::kind_of(const std::string& unit)
     k.loop = resource(unit);
   } else {
     const std::string loop(parsed.where);
-    const std::string_view source = parsed.source;
-    k.trace = source == "trace";
-    k.idle = source == "idle";
+    k.trace = parsed.source == "trace";
+    k.idle = parsed.source == "idle";
     k.loop = resource("loop:" + loop);
     if (k.idle) k.idle_gate = resource("idle:" + loop);
   }

@@ -1,8 +1,6 @@
 #include "lockstep/value.h"
 
 #include <algorithm>
-#include <atomic>
-#include <cstring>
 #include <new>
 
 namespace lockstep {

@@ -87,6 +87,8 @@ class Value {
     return (kind_ == Kind::Array || kind_ == Kind::Object || kind_ == Kind::DOMException) &&
            compound_ != nullptr;
   }
+  // The union's word as bits: whichever member the kind uses travels, and the kinds that use
+  // neither keep it zero, so no branch on the kind is needed.
   void copy_word(const Value& other) {
     std::memcpy(static_cast<void*>(&number_), static_cast<const void*>(&other.number_),
                 sizeof number_);
