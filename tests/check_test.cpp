@@ -664,6 +664,46 @@ TEST(Check, StatesAlreadyTriedAreNotSearchedAgain) {
   }
 }
 
+// The cache decides within a budget that the same search spends without it. On this pair (found by
+// fuzzing CachedStatesChangeOnlyTheReplays, seed 70015: a worker that steals its own lock on one
+// partition, a window's shared requests on another, the window's first callback logged out of
+// order) the search with the cache rules the log out; without the cache the same budget runs out,
+// and check goes on by parts, where the window's part rules it out with a divergence of its own.
+// Given the replays it needs, the search without the cache reaches the divergence the one with the
+// cache reports.
+TEST(Check, TheCacheDecidesWithinABudgetThatTheSearchWithoutItSpends) {
+  const std::string dir = std::string(LOCKSTEP_SOURCE_DIR) + "/tests/check/";
+  auto trace = read_trace_file(dir + "cache-decides-within-the-budget.trace.json");
+  auto log = read_log_file(dir + "cache-decides-within-the-budget.log.json");
+  ASSERT_TRUE(trace.ok() && log.ok());
+  Options options;
+  options.max_runs = 2'000;
+  options.split = Split::Never;
+  const auto caching = check(trace.value(), log.value(), options);
+  options.cache_states = false;
+  const auto cut = check(trace.value(), log.value(), options);
+  options.split = Split::WhenUnknown;
+  const auto by_parts = check(trace.value(), log.value(), options);
+  options.split = Split::Never;
+  options.max_runs = 200'000;
+  const auto searching = check(trace.value(), log.value(), options);
+  ASSERT_TRUE(caching.ok() && cut.ok() && by_parts.ok() && searching.ok());
+
+  EXPECT_EQ(caching->verdict, Verdict::NotAllowed);
+  EXPECT_GT(caching->states_already_tried, 0u);
+  EXPECT_EQ(cut->verdict, Verdict::Unknown);
+  EXPECT_TRUE(cut->runs_ran_out);
+  EXPECT_EQ(by_parts->verdict, Verdict::NotAllowed);
+  ASSERT_TRUE(by_parts->divergence.has_value());
+  EXPECT_EQ(by_parts->divergence->part, std::vector<std::string>{"A"});
+  EXPECT_EQ(searching->verdict, Verdict::NotAllowed);
+  EXPECT_LT(caching->runs, searching->runs);
+  ASSERT_TRUE(caching->divergence.has_value() && searching->divergence.has_value());
+  EXPECT_EQ(searching->divergence->log_index, caching->divergence->log_index);
+  EXPECT_EQ(searching->divergence->matched, caching->divergence->matched);
+  EXPECT_EQ(searching->divergence->instead, caching->divergence->instead);
+}
+
 // The rounds of the search (I-26) meet the points of the rounds before them again; their probes
 // are answered from the earlier replays. The same search, each reused probe one replay fewer.
 TEST(Check, ProbesReusedInLaterRoundsSaveReplaysAndChangeNothingElse) {
