@@ -49,7 +49,7 @@ TEST_F(PromiseTest, ResolvingWithAPromiseTakesTwoTicks) {
   world_.run_task_now(env_, [&] {
     Promise* x = promise_resolve(world_, env_, JsValue(Value::number(1)));
     Promise* p = new_promise(world_, env_);
-    perform_promise_then(world_, p, logger("p"), nullptr, nullptr);
+    perform_promise_then(world_, env_, p, logger("p"), nullptr, nullptr);
     p->own.resolve(world_, JsValue(x));
     ticks(3);
   });
@@ -59,8 +59,8 @@ TEST_F(PromiseTest, ResolvingWithAPromiseTakesTwoTicks) {
 TEST_F(PromiseTest, ReactionsRunInRegistrationOrderOneTickAfterSettling) {
   world_.run_task_now(env_, [&] {
     Promise* p = new_promise(world_, env_);
-    perform_promise_then(world_, p, logger("first"), nullptr, nullptr);
-    perform_promise_then(world_, p, logger("second"), nullptr, nullptr);
+    perform_promise_then(world_, env_, p, logger("first"), nullptr, nullptr);
+    perform_promise_then(world_, env_, p, logger("second"), nullptr, nullptr);
     ticks(1);
     p->own.resolve(world_, JsValue(Value::number(2)));
   });
@@ -94,7 +94,7 @@ TEST_F(PromiseTest, RejectionPassesThroughAMissingHandler) {
   world_.run_task_now(env_, [&] {
     Promise* p = promise_rejected_with(world_, env_, Value::string("why"));
     derived = new_promise(world_, env_);
-    perform_promise_then(world_, p, logger("never"), nullptr, derived);
+    perform_promise_then(world_, env_, p, logger("never"), nullptr, derived);
   });
   EXPECT_TRUE(labels().empty());
   EXPECT_EQ(derived->state, Promise::State::Rejected);

@@ -260,7 +260,7 @@ void Runner::observe(Promise* promise, Env* env, const ShortId& id) {
   };
   static_assert(Handler::fits<decltype(logger(true))>(),
                 "the settled logger must stay inside its Handler, or each request allocates");
-  rt_.then(promise, logger(true), logger(false), nullptr);
+  rt_.then(env, promise, logger(true), logger(false), nullptr);
 }
 
 void Runner::not_created_yet(const Action& user, const std::string& id, const std::string& what,
@@ -374,7 +374,7 @@ Runner::Flow Runner::perform(Env* env, const Action& a, const CompiledAction& c,
       Promise* target = promise_named(a, a.target, c.ref);
       Promise* derived = rt_.new_promise(env);
       rt_.then(
-          target,
+          env, target,
           [this, env, &a, &c](const Value&) {
             return Completion{false,
                               JsValue(start_async(env, Code{&a.body, c.body}, nullptr, nullptr))};
@@ -411,7 +411,7 @@ Runner::Flow Runner::suspend_on(Env* env, Promise* awaited,
   Promise* promise = rt_.promise_resolve(env, JsValue(awaited));
   std::shared_ptr<Activation> self = activation;
   rt_.then(
-      promise,
+      env, promise,
       [this, self](const Value&) {
         resume(self);
         return Completion{};

@@ -70,9 +70,10 @@ void Runtime::free_reaction(Reaction* r) {
 void Runtime::trigger(Promise* p, Reaction* reactions, bool fulfilled) {
   for (Reaction* reaction = reactions; reaction;) {
     Reaction* next = reaction->next;
-    // HostEnqueuePromiseJob: a microtask that restores the reaction's own continuation state.
+    // HostEnqueuePromiseJob: a microtask of the handler's realm (I-28) that restores the
+    // reaction's own continuation state.
     queue_microtask(
-        p->env,
+        reaction->env,
         [this, p, reaction, fulfilled] {
           const Value& argument = p->result;
           const Handler& handler = fulfilled ? reaction->on_fulfilled : reaction->on_rejected;
@@ -80,7 +81,7 @@ void Runtime::trigger(Promise* p, Reaction* reactions, bool fulfilled) {
           if (!handler) {
             c = Completion{!fulfilled, JsValue(argument)};
           } else {
-            Loop& loop = *p->env->loop;
+            Loop& loop = *reaction->env->loop;
             loop.continuation = reaction->continuation;  // HostCallJobCallback
             c = handler(argument);
             loop.continuation = nullptr;
@@ -126,10 +127,10 @@ void Runtime::resolve(Promise* p, const JsValue& value) {
   // has no reactions, so its settlement is not observable either: none is made.
   Promise* thenable = value.promise;
   queue_microtask(
-      p->env,
+      thenable->env,  // the realm of the thenable's then (I-28)
       [this, p, thenable] {
         then(
-            thenable,
+            thenable->env, thenable,
             [this, p](const Value& v) {
               settle_promise(p, Promise::State::Fulfilled, v);
               return Completion{};
@@ -162,13 +163,15 @@ Promise* Runtime::promise_rejected_with(Env* env, const Value& reason) {
   return p;
 }
 
-void Runtime::then(Promise* p, Handler on_fulfilled, Handler on_rejected, Promise* derived) {
+void Runtime::then(Env* env, Promise* p, Handler on_fulfilled, Handler on_rejected,
+                   Promise* derived) {
   Reaction* reaction = new_reaction();
+  reaction->env = env;
   reaction->derived = derived;
   reaction->on_fulfilled = std::move(on_fulfilled);
   reaction->on_rejected = std::move(on_rejected);
   // HostMakeJobCallback: a handler remembers the continuation state current now.
-  reaction->continuation = p->env->loop->continuation;
+  reaction->continuation = env->loop->continuation;
   switch (p->state) {
     case Promise::State::Pending:
       (p->last_reaction ? p->last_reaction->next : p->reactions) = reaction;

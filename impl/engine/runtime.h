@@ -117,6 +117,7 @@ struct Reaction {
   Handler on_fulfilled, on_rejected;
   const ContinuationNode* continuation = nullptr;  // HostMakeJobCallback's, for either handler
   Reaction* next = nullptr;                        // in the promise's list, or the free list
+  Env* env = nullptr;  // the handlers' realm, whose agent the job belongs to (I-28)
 };
 
 struct Promise {
@@ -194,7 +195,8 @@ class Runtime {
   void reject(Promise* p, const Value& reason);
   Promise* promise_resolve(Env* env, const JsValue& x);
   Promise* promise_rejected_with(Env* env, const Value& reason);
-  void then(Promise* p, Handler on_fulfilled, Handler on_rejected, Promise* derived);
+  // `env` attaches the handlers: their realm, whose agent the reaction's job belongs to (I-28).
+  void then(Env* env, Promise* p, Handler on_fulfilled, Handler on_rejected, Promise* derived);
 
   // Event loops
   void queue_task(Env* env, const char* source, Job job);

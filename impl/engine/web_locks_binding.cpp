@@ -97,7 +97,7 @@ void WebLocksBinding::release_when_settled(Request* r) {
     });
     return Completion{};
   };
-  rt_.then(r->waiting, settled, settled, nullptr);
+  rt_.then(r->waiting->env, r->waiting, settled, settled, nullptr);
 }
 
 void WebLocksBinding::stolen(Ticket, void* user) {

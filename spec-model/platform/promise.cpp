@@ -46,15 +46,15 @@ ResolvingFunctions create_resolving_functions(Promise* promise) {
 }
 
 // ECMA-262 #sec-promisereactionjob
-void promise_reaction_job(World& world, Environment* promise_environment,
-                          const Promise::Reaction& reaction, const Value& argument) {
+void promise_reaction_job(World& world, Environment* realm, const Promise::Reaction& reaction,
+                          const Value& argument) {
   Completion handler_result;
   if (!reaction.handler) {
     // Steps 1.d-e: no handler: fulfil passes the value on, reject rethrows it.
     handler_result =
         reaction.is_fulfill ? Completion::normal(argument) : Completion::throw_(argument);
   } else {
-    handler_result = host_call_job_callback(promise_environment, reaction, argument);  // step 1.f
+    handler_result = host_call_job_callback(realm, reaction, argument);  // step 1.f
   }
   if (!reaction.capability) {  // step 1.g: nothing derived; host handlers never throw
     spec_assert(!handler_result.thrown, "a reaction without capability completed normally");
@@ -66,14 +66,18 @@ void promise_reaction_job(World& world, Environment* promise_environment,
     reaction.capability->own.resolve(world, handler_result.value);  // step 1.i
 }
 
-// ECMA-262 #sec-triggerpromisereactions: one job per reaction, in registration order.
-void trigger_promise_reactions(World& world, Promise* promise,
-                               std::vector<Promise::Reaction> reactions, const Value& argument) {
-  for (Promise::Reaction& reaction : reactions)
-    host_enqueue_promise_job(
-        world, promise->environment, [&world, promise, reaction = std::move(reaction), argument] {
-          promise_reaction_job(world, promise->environment, reaction, argument);
-        });
+// ECMA-262 #sec-triggerpromisereactions: one job per reaction, in registration order. The job's
+// realm is its handler's (#sec-newpromisereactionjob step 3), so it is queued for the agent that
+// attached the reaction (I-28).
+void trigger_promise_reactions(World& world, std::vector<Promise::Reaction> reactions,
+                               const Value& argument) {
+  for (Promise::Reaction& reaction : reactions) {
+    Environment* realm = reaction.environment;
+    host_enqueue_promise_job(world, realm,
+                             [&world, realm, reaction = std::move(reaction), argument] {
+                               promise_reaction_job(world, realm, reaction, argument);
+                             });
+  }
 }
 
 // ECMA-262 #sec-fulfillpromise
@@ -84,7 +88,7 @@ void fulfill_promise(World& world, Promise* promise, const Value& value) {
   promise->fulfill_reactions.clear();
   promise->reject_reactions.clear();
   promise->state = Promise::State::Fulfilled;
-  trigger_promise_reactions(world, promise, std::move(reactions), value);
+  trigger_promise_reactions(world, std::move(reactions), value);
 }
 
 // ECMA-262 #sec-rejectpromise (HostPromiseRejectionTracker has nothing observable here)
@@ -95,7 +99,7 @@ void reject_promise(World& world, Promise* promise, const Value& reason) {
   promise->fulfill_reactions.clear();
   promise->reject_reactions.clear();
   promise->state = Promise::State::Rejected;
-  trigger_promise_reactions(world, promise, std::move(reactions), reason);
+  trigger_promise_reactions(world, std::move(reactions), reason);
 }
 
 // ECMA-262 #sec-newpromiseresolvethenablejob: thenable.then(resolve, reject) in a job of its own.
@@ -105,7 +109,7 @@ void promise_resolve_thenable_job(World& world, Promise* promise_to_resolve, Pro
   // (#sec-promise.prototype.then step 4) and performs PerformPromiseThen with it.
   Promise* derived = new_promise(world, thenable->environment);
   perform_promise_then(
-      world, thenable,
+      world, thenable->environment, thenable,
       [&world, resolving](const Value& v) {
         resolving.resolve(world, v);
         return Completion::normal(Value());
@@ -131,10 +135,11 @@ void ResolvingFunctions::resolve(World& world, const JsValue& resolution) const 
     fulfill_promise(world, promise, resolution.data);
     return;
   }
-  // Steps 13-16: a promise is a thenable; adopting it takes a job.
+  // Steps 13-16: a promise is a thenable; adopting it takes a job, whose realm is that of the
+  // thenable's then (#sec-newpromiseresolvethenablejob step 3): the thenable's agent (I-28).
   Promise* target = promise;
   Promise* thenable = resolution.promise;
-  host_enqueue_promise_job(world, promise->environment, [&world, target, thenable] {
+  host_enqueue_promise_job(world, thenable->environment, [&world, target, thenable] {
     promise_resolve_thenable_job(world, target, thenable);
   });
 }
@@ -160,24 +165,26 @@ Promise* promise_resolve(World& world, Environment* environment, const JsValue& 
   return p;
 }
 
-void perform_promise_then(World& world, Promise* promise, Handler on_fulfilled, Handler on_rejected,
-                          Promise* derived) {
+void perform_promise_then(World& world, Environment* environment, Promise* promise,
+                          Handler on_fulfilled, Handler on_rejected, Promise* derived) {
   // Steps 3-4 make JobCallbacks of callable handlers (HostMakeJobCallback); steps 5-8 the
   // reactions.
-  auto fulfill_state = on_fulfilled ? host_make_job_callback(promise->environment) : nullptr;
-  auto reject_state = on_rejected ? host_make_job_callback(promise->environment) : nullptr;
-  Promise::Reaction fulfill{derived, true, std::move(on_fulfilled), std::move(fulfill_state)};
-  Promise::Reaction reject{derived, false, std::move(on_rejected), std::move(reject_state)};
+  auto fulfill_state = on_fulfilled ? host_make_job_callback(environment) : nullptr;
+  auto reject_state = on_rejected ? host_make_job_callback(environment) : nullptr;
+  Promise::Reaction fulfill{derived, true, std::move(on_fulfilled), std::move(fulfill_state),
+                            environment};
+  Promise::Reaction reject{derived, false, std::move(on_rejected), std::move(reject_state),
+                           environment};
   switch (promise->state) {
     case Promise::State::Pending:  // step 9
       promise->fulfill_reactions.push_back(std::move(fulfill));
       promise->reject_reactions.push_back(std::move(reject));
       break;
     case Promise::State::Fulfilled:  // step 10
-      trigger_promise_reactions(world, promise, {std::move(fulfill)}, promise->result);
+      trigger_promise_reactions(world, {std::move(fulfill)}, promise->result);
       break;
     case Promise::State::Rejected:  // step 11
-      trigger_promise_reactions(world, promise, {std::move(reject)}, promise->result);
+      trigger_promise_reactions(world, {std::move(reject)}, promise->result);
       break;
   }
 }

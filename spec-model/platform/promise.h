@@ -54,6 +54,9 @@ class Promise {
     // [[HostDefined]] continuation state (scheduling#sec-patches-html-hostmakejobcallback).
     Handler handler;
     std::shared_ptr<ContinuationState> continuation_state;
+    // The handler's realm: the agent whose script attached the reaction. Its job belongs to that
+    // agent, on the promise's event loop (I-16), and does not run once the agent ended (I-28).
+    Environment* environment = nullptr;
   };
 
   Environment* environment = nullptr;  // its realm's agent; its jobs run on that event loop
@@ -70,9 +73,10 @@ Promise* new_promise(World& world, Environment* environment);
 // ECMA-262 #sec-promise-resolve with %Promise%: the promise itself, or a new promise resolved with
 // x.
 Promise* promise_resolve(World& world, Environment* environment, const JsValue& x);
-// ECMA-262 #sec-performpromisethen; `derived` may be null (no result capability).
-void perform_promise_then(World& world, Promise* promise, Handler on_fulfilled, Handler on_rejected,
-                          Promise* derived);
+// ECMA-262 #sec-performpromisethen; `derived` may be null (no result capability). `environment`
+// is the agent whose script (or host algorithm) attaches the handlers: their realm.
+void perform_promise_then(World& world, Environment* environment, Promise* promise,
+                          Handler on_fulfilled, Handler on_rejected, Promise* derived);
 // WebIDL's "a promise rejected with" and "a promise resolved with".
 Promise* promise_rejected_with(World& world, Environment* environment, const Value& reason);
 

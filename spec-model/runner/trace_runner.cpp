@@ -160,7 +160,7 @@ Completion TraceRunner::finish(Activation& activation) {
 void TraceRunner::observe(Promise* promise, Environment* environment, const std::string& id) {
   // The `settled` event: a reaction attached as soon as the promise is handed to script.
   perform_promise_then(
-      world_, promise,
+      world_, environment, promise,
       [this, environment, id](const Value& v) {
         if (!world_.logging()) return Completion::normal(Value());
         std::vector<std::pair<std::string, Value>> members{{"target", Value::string(id)},
@@ -300,7 +300,7 @@ TraceRunner::Flow TraceRunner::perform(Environment* environment, const Action& a
       Promise* target = promise_named(a, a.target);
       Promise* derived = new_promise(world_, environment);
       perform_promise_then(
-          world_, target,
+          world_, environment, target,
           [this, environment, &a](const Value&) {
             return Completion::normal(JsValue(start_async(environment, &a.body, nullptr, {})));
           },
@@ -332,7 +332,7 @@ TraceRunner::Flow TraceRunner::suspend_on(Environment* environment, Promise* awa
   Promise* promise = promise_resolve(world_, environment, JsValue(awaited));
   std::shared_ptr<Activation> self = activation;
   perform_promise_then(
-      world_, promise,
+      world_, environment, promise,
       [this, self](const Value&) {
         resume(self);
         return Completion::normal(Value());

@@ -300,7 +300,7 @@ void WebLocks::process_the_lock_request_queue(LockRequestQueue& queue) {
       waiting_promise_settles(lock);
       return Completion::normal(Value());
     };
-    perform_promise_then(world_, waiting, settled, settled, nullptr);
+    perform_promise_then(world_, waiting->environment, waiting, settled, settled, nullptr);
     SPEC_STEP("algorithm-process-request 2.13");
     manager->held_lock_set.push_back(lock);
     // 2.14. The grant runs on the callback's event loop.
