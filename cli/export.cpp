@@ -78,8 +78,21 @@ std::optional<std::string> not_exportable(const Trace& trace) {
              "of the page's origin can)");
     if (step.op == Op::Unload) unloaded.insert(step.agent);
   }
-  // An id that one agent makes and another uses needs no check: the reader allows that only
-  // within one event loop, which only windows share, and here only windows driven directly.
+  // The reader lets an agent use an id another agent made only within one event loop, which only
+  // windows share, and here only windows driven directly: by the page's own script, so a
+  // reaction a window attaches to a promise is a function of the page's realm. The model gives
+  // that reaction's job to the window (I-28) and drops it once the window is gone; the page would
+  // still run it. So a window may not settle, await or `then` another agent's promise, as the
+  // adapters refuse (cannotExpress in adapters/js/agent.mjs).
+  std::map<std::string, std::string> maker;  // an id -> the agent whose action makes it
+  for_each_action(trace.steps, [&](const Action& a) {
+    if (!a.id.empty()) maker.emplace(a.id, a.agent);
+    if (a.op != Op::Settle && a.op != Op::Await && a.op != Op::Then) return;
+    const auto made = maker.find(a.target);
+    if (made != maker.end() && made->second != a.agent)
+      refuse("agent " + a.agent + " uses promise " + a.target + ", which agent " + made->second +
+             " made (the page would attach " + a.agent + "'s reactions in its own realm, I-28)");
+  });
   for_each_action(trace.steps, [&](const Action& a) {
     switch (a.op) {
       case Op::SetTimeout:

@@ -127,6 +127,11 @@ check 0 "export wpt" "$lockstep" export --wpt "$root/traces/corpus" -o "$tmp/wpt
 grep -q 'const expected = ' "$tmp/wpt/basic-exclusive.html" || { echo "FAIL export page has no expectation"; fail=1; }
 grep -q '| not exported: op setTimeout needs the virtual clock |' "$tmp/wpt/REPORT.md" \
   || { echo "FAIL export report does not say why a trace was left out"; fail=1; }
+# A window's reaction to another agent's promise would be the page's (I-28): not exported.
+grep -q "| reactions-belong-to-the-agent-that-attached-them | | not exported: agent C uses promise g, which agent B made" "$tmp/wpt/REPORT.md" \
+  || { echo "FAIL export exports a window's reaction to another agent's promise"; fail=1; }
+test ! -e "$tmp/wpt/reactions-belong-to-the-agent-that-attached-them.html" \
+  || { echo "FAIL export wrote a page for a trace it refuses"; fail=1; }
 # I-27: a browser may put idle periods off, even for good, so the page of idle-period-put-off
 # accepts its window's events with the idle callback before the next step's mark, after it, or never.
 python3 - "$tmp/wpt/idle-period-put-off.html" <<'PY' || { echo "FAIL export does not offer idle periods put off"; fail=1; }
