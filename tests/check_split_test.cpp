@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "fixture_pair.h"
 #include "lockstep/check.h"
 #include "lockstep/render.h"
 #include "lockstep/spec_engine.h"
@@ -12,8 +13,6 @@
 
 namespace lockstep::check {
 namespace {
-
-const std::string kSource = std::string(LOCKSTEP_SOURCE_DIR);
 
 Agent agent(const std::string& id, const std::string& partition, const std::string& loop = "") {
   Agent a;
@@ -39,12 +38,12 @@ Action advance_time() {
   return a;
 }
 
+// The fixture's trace, and its log in `log`; both empty after a failure.
 Trace read_pair(const std::string& path, Log& log) {
-  auto trace = read_trace_file(kSource + path + ".trace.json");
-  auto observed = read_log_file(kSource + path + ".log.json");
-  EXPECT_TRUE(trace.ok() && observed.ok()) << path;
-  if (observed.ok()) log = observed.value();
-  return trace.ok() ? trace.value() : Trace{};
+  auto fixture = testing::read_fixture_pair(path);
+  if (!fixture) return Trace{};
+  log = std::move(fixture->log);
+  return std::move(fixture->trace);
 }
 
 using Parts = std::vector<std::vector<std::string>>;

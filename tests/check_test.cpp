@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <optional>
 
+#include "fixture_pair.h"
 #include "lockstep/impl_engine.h"
 #include "lockstep/log_compare.h"
 #include "lockstep/spec_engine.h"
@@ -19,16 +20,11 @@ namespace {
 
 const std::string kCorpus = std::string(LOCKSTEP_SOURCE_DIR) + "/traces/corpus/";
 
-struct Case {
-  Trace trace;
-  Log log;
-};
+using Case = testing::FixturePair;
 
+// An empty case, after a failure, when the corpus has no such pair.
 Case corpus_case(const std::string& name) {
-  auto trace = read_trace_file(kCorpus + name + ".trace.json");
-  auto log = read_log_file(kCorpus + name + ".log.json");
-  EXPECT_TRUE(trace.ok() && log.ok()) << name;
-  return Case{trace.value(), log.value()};
+  return testing::read_fixture_pair("/traces/corpus/" + name).value_or(Case{});
 }
 
 Report check_ok(const Case& c, const Options& options) {
@@ -587,27 +583,27 @@ TEST(Check, PartialLogsOfTerminatedAgentsAreAllowedWithTheAssumptionStated) {
 // commute are searched once, which keeps the verdict and cuts the replays; on this log, which needs
 // steps to wait for queued work, by more than ten times.
 TEST(Check, SchedulesThatOnlyReorderCommutingUnitsAreSearchedOnce) {
-  const std::string dir = std::string(LOCKSTEP_SOURCE_DIR) + "/tests/check/";
-  auto trace = read_trace_file(dir + "commuting-units.trace.json");
-  auto log = read_log_file(dir + "commuting-units.log.json");
-  ASSERT_TRUE(trace.ok() && log.ok());
+  const auto fixture = testing::read_fixture_pair("/tests/check/commuting-units");
+  ASSERT_TRUE(fixture);
+  const Trace& trace = fixture->trace;
+  const Log& log = fixture->log;
   Options options;
   options.max_runs = 20'000;
   options.impl_first = false;
-  auto reduced = check(trace.value(), log.value(), options);
+  auto reduced = check(trace, log, options);
   options.reduce_orders = false;
   options.max_runs = 100'000;  // it needs about 17,000
-  auto every = check(trace.value(), log.value(), options);
+  auto every = check(trace, log, options);
   ASSERT_TRUE(reduced.ok() && every.ok());
   EXPECT_EQ(reduced->verdict, Verdict::Allowed);
   EXPECT_EQ(every->verdict, Verdict::Allowed);
   EXPECT_LT(reduced->runs * 10, every->runs);
   // A log the model cannot give stays not allowed: the reduction only skips equivalent orders.
-  Log swapped = log.value();
+  Log swapped = log;
   std::swap(swapped.events[0], swapped.events[1]);
   options.reduce_orders = true;
   options.max_runs = 20'000;
-  auto rejected = check(trace.value(), swapped, options);
+  auto rejected = check(trace, swapped, options);
   ASSERT_TRUE(rejected.ok());
   EXPECT_EQ(rejected->verdict, Verdict::NotAllowed);
 }
@@ -619,23 +615,23 @@ TEST(Check, SchedulesThatOnlyReorderCommutingUnitsAreSearchedOnce) {
 // dependent, the search needed 41,148 replays; by what the units did, about 5,300, on either
 // engine.
 TEST(Check, LoopsOfOnePartitionCommuteUnlessBothEnqueuedLockSteps) {
-  const std::string dir = std::string(LOCKSTEP_SOURCE_DIR) + "/tests/check/";
-  auto trace = read_trace_file(dir + "loops-of-one-partition.trace.json");
-  auto log = read_log_file(dir + "loops-of-one-partition.log.json");
-  ASSERT_TRUE(trace.ok() && log.ok());
+  const auto fixture = testing::read_fixture_pair("/tests/check/loops-of-one-partition");
+  ASSERT_TRUE(fixture);
+  const Trace& trace = fixture->trace;
+  const Log& log = fixture->log;
   for (const bool impl_first : {true, false}) {
     Options options;
     options.max_runs = 10'000;
     options.impl_first = impl_first;
-    auto report = check(trace.value(), log.value(), options);
+    auto report = check(trace, log, options);
     ASSERT_TRUE(report.ok());
     EXPECT_EQ(report->verdict, Verdict::Allowed) << "impl first: " << impl_first;
     // The schedule found replays the observed log.
-    Trace pinned = trace.value();
+    Trace pinned = trace;
     pinned.schedule = report->schedule;
     auto replayed = make_spec_engine()->run(pinned, {});
     ASSERT_TRUE(replayed.ok());
-    EXPECT_TRUE(same_observations(pinned, replayed.result().log, log.value()));
+    EXPECT_TRUE(same_observations(pinned, replayed.result().log, log));
   }
 }
 
@@ -643,16 +639,16 @@ TEST(Check, LoopsOfOnePartitionCommuteUnlessBothEnqueuedLockSteps) {
 // time, is not searched again (check/README.md, "States already tried"): the same verdict and
 // schedule, in fewer replays (169 against 289 when this was written), on either engine.
 TEST(Check, StatesAlreadyTriedAreNotSearchedAgain) {
-  const std::string dir = std::string(LOCKSTEP_SOURCE_DIR) + "/tests/check/";
-  auto trace = read_trace_file(dir + "commuting-units.trace.json");
-  auto log = read_log_file(dir + "commuting-units.log.json");
-  ASSERT_TRUE(trace.ok() && log.ok());
+  const auto fixture = testing::read_fixture_pair("/tests/check/commuting-units");
+  ASSERT_TRUE(fixture);
+  const Trace& trace = fixture->trace;
+  const Log& log = fixture->log;
   for (const bool impl_first : {true, false}) {
     Options options;
     options.impl_first = impl_first;
-    const auto caching = check(trace.value(), log.value(), options);
+    const auto caching = check(trace, log, options);
     options.cache_states = false;
-    const auto searching = check(trace.value(), log.value(), options);
+    const auto searching = check(trace, log, options);
     ASSERT_TRUE(caching.ok() && searching.ok());
     EXPECT_EQ(caching->verdict, Verdict::Allowed);
     EXPECT_EQ(searching->verdict, Verdict::Allowed);
@@ -672,21 +668,21 @@ TEST(Check, StatesAlreadyTriedAreNotSearchedAgain) {
 // Given the replays it needs, the search without the cache reaches the divergence the one with the
 // cache reports.
 TEST(Check, TheCacheDecidesWithinABudgetThatTheSearchWithoutItSpends) {
-  const std::string dir = std::string(LOCKSTEP_SOURCE_DIR) + "/tests/check/";
-  auto trace = read_trace_file(dir + "cache-decides-within-the-budget.trace.json");
-  auto log = read_log_file(dir + "cache-decides-within-the-budget.log.json");
-  ASSERT_TRUE(trace.ok() && log.ok());
+  const auto fixture = testing::read_fixture_pair("/tests/check/cache-decides-within-the-budget");
+  ASSERT_TRUE(fixture);
+  const Trace& trace = fixture->trace;
+  const Log& log = fixture->log;
   Options options;
   options.max_runs = 2'000;
   options.split = Split::Never;
-  const auto caching = check(trace.value(), log.value(), options);
+  const auto caching = check(trace, log, options);
   options.cache_states = false;
-  const auto cut = check(trace.value(), log.value(), options);
+  const auto cut = check(trace, log, options);
   options.split = Split::WhenUnknown;
-  const auto by_parts = check(trace.value(), log.value(), options);
+  const auto by_parts = check(trace, log, options);
   options.split = Split::Never;
   options.max_runs = 200'000;
-  const auto searching = check(trace.value(), log.value(), options);
+  const auto searching = check(trace, log, options);
   ASSERT_TRUE(caching.ok() && cut.ok() && by_parts.ok() && searching.ok());
 
   EXPECT_EQ(caching->verdict, Verdict::NotAllowed);
@@ -707,18 +703,18 @@ TEST(Check, TheCacheDecidesWithinABudgetThatTheSearchWithoutItSpends) {
 // The rounds of the search (I-26) meet the points of the rounds before them again; their probes
 // are answered from the earlier replays. The same search, each reused probe one replay fewer.
 TEST(Check, ProbesReusedInLaterRoundsSaveReplaysAndChangeNothingElse) {
-  const std::string dir = std::string(LOCKSTEP_SOURCE_DIR) + "/tests/check/";
-  auto trace = read_trace_file(dir + "commuting-units.trace.json");
-  auto log = read_log_file(dir + "commuting-units.log.json");
-  ASSERT_TRUE(trace.ok() && log.ok());
-  Log swapped = log.value();  // not allowed: every round searched in full
+  const auto fixture = testing::read_fixture_pair("/tests/check/commuting-units");
+  ASSERT_TRUE(fixture);
+  const Trace& trace = fixture->trace;
+  const Log& log = fixture->log;
+  Log swapped = log;  // not allowed: every round searched in full
   std::swap(swapped.events[0], swapped.events[1]);
-  for (const Log& observed : {log.value(), swapped}) {
+  for (const Log& observed : {log, swapped}) {
     Options options;
     options.impl_first = false;
-    const auto reusing = check(trace.value(), observed, options);
+    const auto reusing = check(trace, observed, options);
     options.reuse_probes = false;
-    const auto replaying = check(trace.value(), observed, options);
+    const auto replaying = check(trace, observed, options);
     ASSERT_TRUE(reusing.ok() && replaying.ok());
     EXPECT_EQ(reusing->verdict, replaying->verdict);
     EXPECT_EQ(reusing->schedule, replaying->schedule);
@@ -811,19 +807,19 @@ TEST(Check, ALogTheCanonicalScheduleExplainsIsAllowedWithinAnyTimeBudget) {
 // round (I-26), which gets half the budget. The default budget decides it; 20,000, the default
 // before 2026-11-29, left it unknown.
 TEST(Check, ThreeLoopsStealingOneNameAreDecidedWithinTheDefaultBudget) {
-  const std::string dir = std::string(LOCKSTEP_SOURCE_DIR) + "/tests/check/";
-  auto trace = read_trace_file(dir + "three-loops-steal-one-name.trace.json");
-  auto log = read_log_file(dir + "three-loops-steal-one-name.log.json");
-  ASSERT_TRUE(trace.ok() && log.ok());
-  const Report report = check_ok(Case{trace.value(), log.value()});
+  const auto fixture = testing::read_fixture_pair("/tests/check/three-loops-steal-one-name");
+  ASSERT_TRUE(fixture);
+  const Trace& trace = fixture->trace;
+  const Log& log = fixture->log;
+  const Report report = check_ok(Case{trace, log});
   EXPECT_EQ(report.verdict, Verdict::Allowed);
   EXPECT_GT(report.runs, 10'000u);  // more than the old default's first round could make
-  Trace pinned = trace.value();
+  Trace pinned = trace;
   pinned.schedule = report.schedule;
   pinned.readings = report.readings;
   auto replayed = make_spec_engine()->run(pinned, {});
   ASSERT_TRUE(replayed.ok());
-  EXPECT_TRUE(same_observations(pinned, replayed.result().log, log.value()));
+  EXPECT_TRUE(same_observations(pinned, replayed.result().log, log));
 }
 
 // A search whose budget runs out on the impl engine is not made again on the model, whose search
