@@ -225,7 +225,8 @@ std::optional<Error> add_every_schedules_log(const Engine& engine, Trace& trace,
   return std::nullopt;
 }
 
-// Under every combination of readings (docs/interpretations.md I-24, I-25), as `check` searches.
+// Under every combination of readings (docs/interpretations.md I-24, I-25, I-29), as `check`
+// searches.
 Result<std::vector<Log>> allowed_logs(const Engine& engine, Trace trace) {
   std::vector<Log> logs;
   std::set<std::string> seen;  // the logs found, per agent

@@ -31,7 +31,7 @@ Tally agree_on_every(
     EXPECT_TRUE(trace.ok()) << "candidate " << index << ": " << trace.error().to_string();
     if (!trace) return false;
     tally.replayed += spec->run(trace.value(), {}).ok();
-    // Under every combination of readings that can change the replay (I-24, I-25).
+    // Under every combination of readings that can change the replay (I-24, I-25, I-29).
     for (const Readings& readings : trace->readings_that_matter()) {
       trace->readings = readings;
       const std::string difference = disagreement(trace.value());

@@ -30,8 +30,10 @@ Trace validated(const Trace& generated) {
 }
 
 Readings any_readings() {
-  return Readings{*rc::gen::element(ReleasedPromiseReading::Steps, ReleasedPromiseReading::Note),
-                  *rc::gen::element(StaleRemovalReading::Literal, StaleRemovalReading::Fixed)};
+  return Readings{
+      *rc::gen::element(ReleasedPromiseReading::Steps, ReleasedPromiseReading::Note),
+      *rc::gen::element(StaleRemovalReading::Literal, StaleRemovalReading::Fixed),
+      *rc::gen::element(ClosedWindowJobsReading::Dropped, ClosedWindowJobsReading::Run)};
 }
 
 namespace {
@@ -203,12 +205,13 @@ std::string explained(const Trace& trace, const check::Report& report, const Log
   return check::to_text(report, trace.name) + "\nobserved log:\n" + write_log(log);
 }
 
-// A quarter of the traces under each combination of readings (I-24, I-25), chosen by the number
+// A share of the traces under each combination of readings (I-24, I-25, I-29), chosen by the number
 // of steps rather than drawn, so that the check properties' seeded cases stay the ones CI has
 // always run.
 Trace with_either_reading(Trace trace) {
   if (trace.steps.size() % 2) trace.readings.released_promise = ReleasedPromiseReading::Note;
   if (trace.steps.size() / 2 % 2) trace.readings.stale_removal = StaleRemovalReading::Fixed;
+  if (trace.steps.size() / 4 % 2) trace.readings.closed_window_jobs = ClosedWindowJobsReading::Run;
   return trace;
 }
 

@@ -13,8 +13,8 @@ namespace lockstep {
 // reader refuses it: every generated trace must pass `lockstep validate`.
 Trace validated(const Trace& generated);
 
-// Any readings (docs/interpretations.md I-24, I-25); the generators leave traces at the defaults,
-// so the properties draw them themselves.
+// Any readings (docs/interpretations.md I-24, I-25, I-29); the generators leave traces at the
+// defaults, so the properties draw them themselves.
 Readings any_readings();
 
 }  // namespace lockstep

@@ -159,6 +159,35 @@ TEST(Check, TheStaleRemovalsFixedReadingIsSearched) {
             StaleRemovalReading::Literal);
 }
 
+// I-29: a closed window's promise job runs under one reading and not the other. Each corpus
+// trace's log is allowed whichever reading the trace picks, the report naming the one that
+// explains it; the reading matters only where a window that shares its event loop closes.
+TEST(Check, TheClosedWindowsJobsAreSearchedUnderBothReadings) {
+  const Case dropped = corpus_case("web-locks/reactions-belong-to-the-agent-that-attached-them");
+  const Case run = corpus_case("web-locks/closed-window-jobs-run-reading");
+  ASSERT_NE(dropped.log.events, run.log.events);
+  EXPECT_EQ(dropped.trace.readings.closed_window_jobs, ClosedWindowJobsReading::Dropped);
+  const Report ran = check_ok(Case{dropped.trace, run.log});
+  EXPECT_EQ(ran.verdict, Verdict::Allowed);
+  EXPECT_EQ(ran.readings.closed_window_jobs, ClosedWindowJobsReading::Run);
+  const Report stayed = check_ok(Case{run.trace, dropped.log});
+  EXPECT_EQ(stayed.verdict, Verdict::Allowed);
+  EXPECT_EQ(stayed.readings.closed_window_jobs, ClosedWindowJobsReading::Dropped);
+  // The closed window's job, run, may not take a lock: its document is not fully active.
+  auto granted = read_log(R"({"format": "lockstep-log", "version": 1, "events": [
+    {"step": 3, "agent": "C", "event": "mark", "label": "c-after-g"},
+    {"step": 3, "agent": "C", "event": "callback", "request": "r1",
+     "lock": {"name": "res", "mode": "exclusive"}},
+    {"step": 4, "agent": "B", "event": "settled", "target": "q1", "state": "fulfilled",
+     "value": {"held": [{"name": "res", "mode": "exclusive", "clientId": "C"}], "pending": []}},
+    {"step": 8, "agent": "E", "event": "mark", "label": "e-after-h"}]})");
+  ASSERT_TRUE(granted.ok()) << granted.error().to_string();
+  EXPECT_EQ(check_ok(Case{dropped.trace, granted.value()}).verdict, Verdict::NotAllowed);
+  EXPECT_TRUE(dropped.trace.closes_a_window_on_a_shared_event_loop());
+  EXPECT_FALSE(
+      corpus_case("web-locks/basic-exclusive").trace.closes_a_window_on_a_shared_event_loop());
+}
+
 // I-26: a log in which queued work ran before the next step (Chromium's callback before the abort
 // of the next step) is allowed after the rounds without it, with the early units as pins; the
 // same log with the abort rejecting the request is explained without any.

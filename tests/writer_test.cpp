@@ -18,7 +18,8 @@ const char* kTrace = R"({"format": "lockstep-trace", "version": 1, "name": "roun
     {"agent": "B", "op": "timeoutSignal", "id": "t", "ms": 200, "settle": false},
     {"op": "advanceTime", "ms": 200}
   ],
-  "schedule": ["locks", "loop:L/web-locks"], "readings": {"released-promise": "note", "stale-removal": "fixed"}})";
+  "schedule": ["locks", "loop:L/web-locks"],
+  "readings": {"released-promise": "note", "stale-removal": "fixed", "closed-window-jobs": "run"}})";
 
 TEST(Writer, TraceRoundTrips) {
   auto first = read_trace(kTrace);
@@ -34,6 +35,7 @@ TEST(Writer, TraceRoundTrips) {
   EXPECT_EQ(second->schedule.size(), 2u);
   EXPECT_EQ(second->readings.released_promise, ReleasedPromiseReading::Note);
   EXPECT_EQ(second->readings.stale_removal, StaleRemovalReading::Fixed);
+  EXPECT_EQ(second->readings.closed_window_jobs, ClosedWindowJobsReading::Run);
 }
 
 TEST(Writer, LogRoundTripsAndLeavesUndefinedOut) {

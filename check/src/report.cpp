@@ -114,19 +114,20 @@ std::string parts_text(const Report& report) {
   return out.str();
 }
 
-// Which readings of spec text that says two things (docs/interpretations.md I-24, I-25) the
+// Which readings of spec text that says two things (docs/interpretations.md I-24, I-25, I-29) the
 // verdict rests on, as a line of text; empty when only the defaults were searched.
 std::string reading_line(const Report& report) {
   const std::string chosen = readings_text(report.readings);
   if (report.verdict == Verdict::Allowed) {
     if (chosen.empty()) return "";
     return "under the readings {" + chosen +
-           "} (docs/interpretations.md I-24, I-25); pin them with the schedule as the trace's "
+           "} (docs/interpretations.md I-24, I-25, I-29); pin them with the schedule as the "
+           "trace's "
            "\"readings\"\n";
   }
   if (report.readings_searched < 2) return "";
   return "searched under " + std::to_string(report.readings_searched) +
-         " combinations of readings (I-24, I-25); the furthest got under " +
+         " combinations of readings (I-24, I-25, I-29); the furthest got under " +
          (chosen.empty() ? std::string("the defaults") : "{" + chosen + "}") + "\n";
 }
 
@@ -175,6 +176,7 @@ Json readings_json(const Readings& readings) {
   Json j;
   j["released-promise"] = released_promise_reading_name(readings.released_promise);
   j["stale-removal"] = stale_removal_reading_name(readings.stale_removal);
+  j["closed-window-jobs"] = closed_window_jobs_reading_name(readings.closed_window_jobs);
   return j;
 }
 

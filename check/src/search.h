@@ -6,7 +6,7 @@
 
 namespace lockstep::check {
 
-// A log is allowed if a schedule explains it under some combination of readings (I-24, I-25).
+// A log is allowed if a schedule explains it under some combination of readings (I-24, I-25, I-29).
 // Otherwise the verdict is unknown if any reading's search ran out of budget, and the divergence is
 // the one that got furthest (the first reading's on a tie). Options::split is not looked at.
 Report search_every_reading(const Trace& trace, const Log& observed, const Options& options,

@@ -149,11 +149,12 @@ class Merge {
 
 // One combination of readings for the whole world that each part's agrees with where it matters
 // to the part (Trace::readings_that_matter): the released promise where it requests a lock, the
-// stale removal where it uses the scheduler. None if two parts need different ones.
+// stale removal where it uses the scheduler, the closed window's jobs where such a window closes.
+// None if two parts need different ones.
 std::optional<Readings> merged_readings(const Trace& trace, const std::vector<Trace>& traces,
                                         const std::vector<Report>& reports) {
   Readings merged = trace.readings;
-  bool released_set = false, stale_set = false;
+  bool released_set = false, stale_set = false, closed_set = false;
   for (std::size_t p = 0; p < traces.size(); ++p) {
     const Readings& own = reports[p].readings;
     if (traces[p].requests_a_lock()) {
@@ -165,6 +166,11 @@ std::optional<Readings> merged_readings(const Trace& trace, const std::vector<Tr
       if (stale_set && merged.stale_removal != own.stale_removal) return std::nullopt;
       merged.stale_removal = own.stale_removal;
       stale_set = true;
+    }
+    if (traces[p].closes_a_window_on_a_shared_event_loop()) {
+      if (closed_set && merged.closed_window_jobs != own.closed_window_jobs) return std::nullopt;
+      merged.closed_window_jobs = own.closed_window_jobs;
+      closed_set = true;
     }
   }
   return merged;

@@ -39,7 +39,8 @@ Runner::Runner(const Trace& trace)
     : trace_(trace),
       rt_(trace),
       locks_(rt_, *this, trace.readings.released_promise),
-      scheduling_(rt_, *this, trace.readings.stale_removal) {
+      scheduling_(rt_, *this, trace.readings.stale_removal),
+      closed_windows_jobs_run_(trace.readings.closed_window_jobs == ClosedWindowJobsReading::Run) {
   named_.reserve(trace_.steps.size());
   compiled_.reserve(trace_.steps.size());
   step_envs_.reserve(trace_.steps.size());
@@ -127,8 +128,16 @@ RunResult Runner::run() {
   return result;
 }
 
+// TRACE_FORMAT `terminate` (I-10), and a window closed while another agent keeps its event loop
+// running under "closed-window-jobs": "run" (I-29): its document is no longer fully active (its
+// tasks go), its microtasks still run. The model's TraceRunner::terminate says why.
 void Runner::end_agent(Env* env) {
-  rt_.terminate(env);
+  if (env->is_window && closed_windows_jobs_run_ && trace_.shares_event_loop(*env->agent)) {
+    rt_.unload(env);
+    env->closed = true;
+  } else {
+    rt_.terminate(env);
+  }
   scheduling_.deactivate(env);
   locks_.terminate_remaining_locks_and_requests(env);
 }
@@ -159,12 +168,15 @@ void Runner::run_top_level(int index, const Action& step) {
     env->ended_in_step = index;
   } else if (step.op == Op::Unload) {
     unload(env);
+  } else if (env->closed) {
+    // closed by script during an earlier step (I-29): as a terminated agent's, its step runs
+    // nothing
   } else if (step.op == Op::Run) {
     rt_.run_task_now(env, [&] { start_async(env, Code{&step.body, c.body}, nullptr, nullptr); });
   } else {
     rt_.run_task_now(env, [&] { perform(env, step, c, nullptr); });
   }
-  if (env->terminated && env->ended_in_step < 0) env->ended_in_step = index;
+  if ((env->terminated || env->closed) && env->ended_in_step < 0) env->ended_in_step = index;
   if (step.settle) rt_.settle();
 }
 

@@ -41,6 +41,9 @@ struct Env {
   bool is_window = true;
   bool fully_active = true;
   bool terminated = false;
+  // A window closed while its event loop runs on, its realm's microtasks still running (I-29):
+  // it takes no more steps, and its tasks are gone with its document.
+  bool closed = false;
   void* scheduler = nullptr;  // the Scheduler object of this global (scheduling binding)
   void* locks = nullptr;      // the LockManager it uses (web locks binding)
   std::uint32_t lock_agent = 0;

@@ -24,6 +24,26 @@ TraceRunner::TraceRunner(const Trace& trace)
   settling_steps_ = settling_steps(trace_.steps);
 }
 
+// A worker, or a window whose event loop no other agent shares, ends: nothing of it runs again,
+// its queued tasks and microtasks included (I-10). A window that closes while another agent keeps
+// its event loop running does so too under the default reading; under "closed-window-jobs": "run"
+// (I-29) its document stops being fully active, so its tasks are never runnable again, but the
+// microtasks of its realm (promise jobs, queued or to come) still run at that loop's checkpoints:
+// html#hostenqueuepromisejob no longer asks whether script can run in the job's realm. Either way
+// web-locks#termination-of-locks releases its locks and drops its requests.
+void TraceRunner::terminate(Environment* environment) {
+  const bool realm_lives_on = environment->is_window &&
+                              trace_.shares_event_loop(*environment->trace_agent) &&
+                              trace_.readings.closed_window_jobs == ClosedWindowJobsReading::Run;
+  if (realm_lives_on) {
+    environment->document_fully_active = false;
+    closed_windows_.insert(environment);
+  } else {
+    world_.terminate_environment(environment);
+  }
+  locks_.agent_terminates(environment);
+}
+
 RunResult TraceRunner::run() {
   for (std::size_t i = 0; i < trace_.steps.size(); ++i)
     run_top_level(static_cast<int>(i), trace_.steps[i]);
@@ -52,19 +72,22 @@ void TraceRunner::run_top_level(int index, const Action& step) {
                             "agent \"" + step.agent + "\" terminated during step " +
                                 std::to_string(ended->second) + " and runs no more script"}};
   if (step.op == Op::Terminate) {
-    // I-10: the agent ends now, outside any task of its own.
-    world_.terminate_environment(environment);
+    // I-10: the agent ends now, outside any task of its own; it takes no more steps.
+    terminate(environment);
     terminated_in_step_[step.agent] = index;
-    locks_.agent_terminates(environment);
   } else if (step.op == Op::Unload) {
     environment->document_fully_active = false;
     locks_.unloading_document_cleanup_steps(environment);
+  } else if (closed_windows_.count(environment)) {
+    // A window closed by script during an earlier step (I-29): as a terminated agent's, its step
+    // runs nothing.
   } else if (step.op == Op::Run) {
     world_.run_task_now(environment, [&] { start_async(environment, &step.body, nullptr, {}); });
   } else {
     world_.run_task_now(environment, [&] { perform(environment, step, nullptr); });
   }
-  if (environment->terminated && !terminated_in_step_.count(step.agent))
+  if ((environment->terminated || closed_windows_.count(environment)) &&
+      !terminated_in_step_.count(step.agent))
     terminated_in_step_[step.agent] = index;
   if (after_step_) after_step_(index);
   if (step.settle) world_.settle();
@@ -272,8 +295,7 @@ TraceRunner::Flow TraceRunner::perform(Environment* environment, const Action& a
       return Flow::Next;
     }
     case Op::Terminate:
-      world_.terminate_environment(environment);
-      locks_.agent_terminates(environment);
+      terminate(environment);
       return Flow::Stop;
     case Op::Unload:
       environment->document_fully_active = false;

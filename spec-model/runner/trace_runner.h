@@ -6,6 +6,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 
 #include "../platform/world.h"
@@ -42,6 +43,8 @@ class TraceRunner : public ScriptHost {
   enum class Flow { Next, Suspend, Stop };
 
   void run_top_level(int index, const Action& step);
+  // TRACE_FORMAT `terminate`: the agent ends (I-10), or a closed window's realm lives on (I-29).
+  void terminate(Environment* environment);
   // webidl#invoke-a-callback-function for the callbacks a task invokes: the call, then clean up
   // after running script (its microtask checkpoint).
   Completion invoke_from_a_task(const CallbackFunction& callback);
@@ -79,6 +82,7 @@ class TraceRunner : public ScriptHost {
   std::map<std::string, AbortController*> controllers_;
   std::map<std::string, TaskController*> task_controllers_;
   std::map<std::string, int> terminated_in_step_;
+  std::set<const Environment*> closed_windows_;  // closed, their realm living on (I-29)
   std::function<void(int)> after_step_;
 };
 

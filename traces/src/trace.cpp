@@ -95,6 +95,10 @@ const char* stale_removal_reading_name(StaleRemovalReading reading) {
   return reading == StaleRemovalReading::Fixed ? "fixed" : "literal";
 }
 
+const char* closed_window_jobs_reading_name(ClosedWindowJobsReading reading) {
+  return reading == ClosedWindowJobsReading::Run ? "run" : "dropped";
+}
+
 std::vector<std::pair<const char*, const char*>> non_default_readings(const Readings& readings) {
   std::vector<std::pair<const char*, const char*>> members;
   const Readings defaults;
@@ -103,6 +107,9 @@ std::vector<std::pair<const char*, const char*>> non_default_readings(const Read
                          released_promise_reading_name(readings.released_promise));
   if (readings.stale_removal != defaults.stale_removal)
     members.emplace_back("stale-removal", stale_removal_reading_name(readings.stale_removal));
+  if (readings.closed_window_jobs != defaults.closed_window_jobs)
+    members.emplace_back("closed-window-jobs",
+                         closed_window_jobs_reading_name(readings.closed_window_jobs));
   return members;
 }
 
@@ -131,16 +138,36 @@ bool Trace::requests_a_lock() const {
   return found;
 }
 
+bool Trace::shares_event_loop(const Agent& a) const {
+  for (const Agent& other : agents)
+    if (other.id != a.id && other.event_loop == a.event_loop) return true;
+  return false;
+}
+
+bool Trace::closes_a_window_on_a_shared_event_loop() const {
+  bool found = false;
+  for_each_action(steps, [&](const Action& a) {
+    if (found || a.op != Op::Terminate) return;
+    const Agent* closing = agent(a.agent);
+    found = closing && closing->kind == AgentKind::Window && shares_event_loop(*closing);
+  });
+  return found;
+}
+
 std::vector<Readings> Trace::readings_that_matter() const {
   const bool requests = requests_a_lock();
   const bool scheduling = uses_scheduling();
+  const bool closes = closes_a_window_on_a_shared_event_loop();
   std::vector<Readings> all{readings};
   for (ReleasedPromiseReading r : {ReleasedPromiseReading::Steps, ReleasedPromiseReading::Note})
-    for (StaleRemovalReading s : {StaleRemovalReading::Literal, StaleRemovalReading::Fixed}) {
-      const Readings candidate{requests ? r : readings.released_promise,
-                               scheduling ? s : readings.stale_removal};
-      if (std::find(all.begin(), all.end(), candidate) == all.end()) all.push_back(candidate);
-    }
+    for (StaleRemovalReading s : {StaleRemovalReading::Literal, StaleRemovalReading::Fixed})
+      for (ClosedWindowJobsReading c :
+           {ClosedWindowJobsReading::Dropped, ClosedWindowJobsReading::Run}) {
+        const Readings candidate{requests ? r : readings.released_promise,
+                                 scheduling ? s : readings.stale_removal,
+                                 closes ? c : readings.closed_window_jobs};
+        if (std::find(all.begin(), all.end(), candidate) == all.end()) all.push_back(candidate);
+      }
   return all;
 }
 

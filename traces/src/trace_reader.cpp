@@ -631,12 +631,15 @@ class TraceReader {
   void read_readings(const Json& j) {
     if (!j.is_object())
       fail("/readings", "expected an object such as {\"released-promise\": \"note\"}");
-    check_members(j, "/readings", {"released-promise", "stale-removal"});
+    check_members(j, "/readings", {"released-promise", "stale-removal", "closed-window-jobs"});
     read_reading(j, "released-promise",
                  {ReleasedPromiseReading::Steps, ReleasedPromiseReading::Note},
                  released_promise_reading_name, trace_.readings.released_promise);
     read_reading(j, "stale-removal", {StaleRemovalReading::Literal, StaleRemovalReading::Fixed},
                  stale_removal_reading_name, trace_.readings.stale_removal);
+    read_reading(j, "closed-window-jobs",
+                 {ClosedWindowJobsReading::Dropped, ClosedWindowJobsReading::Run},
+                 closed_window_jobs_reading_name, trace_.readings.closed_window_jobs);
   }
 
   // One member of `readings`, if present: the reading of the two whose name (trace.h) it gives.

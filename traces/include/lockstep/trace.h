@@ -129,16 +129,26 @@ enum class StaleRemovalReading {
   Fixed,    // only if the entry still holds that queue (Chromium 156, Firefox 153)
 };
 
+// What becomes of the promise jobs of a window that terminates (closes) while another agent keeps
+// its event loop running (I-29): HTML's HostEnqueuePromiseJob no longer asks whether script can
+// run in the job's realm, and engines differ.
+enum class ClosedWindowJobsReading {
+  Dropped,  // I-10: the window never runs script again (HTML's earlier text; Firefox 153)
+  Run,      // its microtasks still run, in a document that is not fully active (Chromium 156)
+};
+
 struct Readings {
   ReleasedPromiseReading released_promise = ReleasedPromiseReading::Steps;
   StaleRemovalReading stale_removal = StaleRemovalReading::Literal;
+  ClosedWindowJobsReading closed_window_jobs = ClosedWindowJobsReading::Dropped;
   friend bool operator==(const Readings&, const Readings&) = default;
 };
 
 // The trace format's names of the readings ("released-promise": "steps" | "note",
-// "stale-removal": "literal" | "fixed").
+// "stale-removal": "literal" | "fixed", "closed-window-jobs": "dropped" | "run").
 const char* released_promise_reading_name(ReleasedPromiseReading reading);
 const char* stale_removal_reading_name(StaleRemovalReading reading);
+const char* closed_window_jobs_reading_name(ClosedWindowJobsReading reading);
 // The readings that are not the defaults, as (member, value) of the trace's `readings`
 // ({"released-promise", "note"}); empty for the defaults.
 std::vector<std::pair<const char*, const char*>> non_default_readings(const Readings& readings);
@@ -158,9 +168,14 @@ struct Trace {
   const Agent* agent(const std::string& id) const;
   bool uses_scheduling() const;
   bool requests_a_lock() const;  // anywhere, top level or in a body
+  // Another agent of the trace runs on `a`'s event loop.
+  bool shares_event_loop(const Agent& a) const;
+  // A window that shares its event loop with another agent terminates (anywhere): where the
+  // closed-window-jobs reading matters (I-29).
+  bool closes_a_window_on_a_shared_event_loop() const;
   // Every combination of readings under which the trace may replay differently, its own first
   // (the released promise's only matter where a lock is requested, the stale removal's where the
-  // scheduler is used).
+  // scheduler is used, the closed window's jobs where such a window closes).
   std::vector<Readings> readings_that_matter() const;
 };
 
