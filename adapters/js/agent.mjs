@@ -74,6 +74,18 @@ export class Agent {
     this.resolvers = new Map();  // newPromise ids and pending callback results
     this.controllers = new Map();  // AbortController and TaskController ids
     this.signals = new Map();      // their signals, and TaskSignal.any's results
+    // Other agents whose objects this one may use (windows of one origin on one event loop, in a
+    // runner whose frames reach each other: the browser runner's agent-frame.html).
+    this.peers = new Set();
+  }
+
+  // The object `id` names in `table` (promises, resolvers, controllers, signals): this agent's, or
+  // a peer's. A peer's promise awaited here gets a reaction of this agent's realm, as the trace
+  // means (docs/interpretations.md I-28); a peer's objects stay reachable after it has ended.
+  lookup(table, id) {
+    if (this[table].has(id)) return this[table].get(id);
+    for (const peer of this.peers) if (peer[table].has(id)) return peer[table].get(id);
+    return undefined;
   }
 
   // A top-level step: the message that carries it is the task it runs in, a top-level `run`'s
@@ -128,7 +140,7 @@ export class Agent {
   async runAsync(body) {
     for (const a of body || []) {
       if (a.op === 'await') {
-        await this.promises.get(a.target);
+        await this.lookup('promises', a.target);
       } else if (a.op === 'yield') {
         const p = scheduler.yield();
         // Before the await's own reaction, as the log expects. A yield fulfils in the task of
@@ -157,7 +169,7 @@ export class Agent {
             const options = {};
             for (const key of ['mode', 'ifAvailable', 'steal'])
               if (key in a.options) options[key] = a.options[key];
-            if (a.options.signal) options.signal = this.signals.get(a.options.signal);
+            if (a.options.signal) options.signal = this.lookup('signals', a.options.signal);
             p = navigator.locks.request(a.name, options, cb);
           } else {
             p = navigator.locks.request(a.name, cb);
@@ -190,7 +202,7 @@ export class Agent {
         return;
       }
       case 'abort': {
-        const controller = this.controllers.get(a.signal);
+        const controller = this.lookup('controllers', a.signal);
         if ('reason' in a) controller.abort(fromTraceValue(a.reason));
         else controller.abort();
         return;
@@ -201,7 +213,7 @@ export class Agent {
         }));
         return;
       case 'settle': {
-        const r = this.resolvers.get(a.target);
+        const r = this.lookup('resolvers', a.target);
         // A callback's result before the callback ran (a target that has not granted the lock
         // yet): there is nothing to settle, and the log, which lacks the callback, says so.
         if (!r) return;
@@ -211,7 +223,7 @@ export class Agent {
         return;
       }
       case 'then':
-        this.promises.get(a.target).then(() => this.runAsync(a.body));
+        this.lookup('promises', a.target).then(() => this.runAsync(a.body));
         return;
       case 'queueMicrotask':
         queueMicrotask(() => this.runAsync(a.body));
@@ -236,7 +248,8 @@ export class Agent {
         });
         const options = {};
         if (a.options && a.options.priority) options.priority = a.options.priority;
-        if (a.options && a.options.signal) options.signal = this.signals.get(a.options.signal);
+        if (a.options && a.options.signal)
+          options.signal = this.lookup('signals', a.options.signal);
         let p;
         try {
           p = scheduler.postTask(cb, options);
@@ -254,7 +267,7 @@ export class Agent {
       }
       case 'setPriority':
         try {
-          this.controllers.get(a.controller).setPriority(a.priority);
+          this.lookup('controllers', a.controller).setPriority(a.priority);
         } catch (e) {
           this.emit({ event: 'threw', op: 'setPriority', error: toLogValue(e) });
         }
@@ -262,12 +275,14 @@ export class Agent {
       case 'taskSignalAny': {
         const init = {};
         if (typeof a.priority === 'string') init.priority = a.priority;
-        else if (a.priority && a.priority.signal) init.priority = this.signals.get(a.priority.signal);
-        this.signals.set(a.id, TaskSignal.any(a.signals.map((id) => this.signals.get(id)), init));
+        else if (a.priority && a.priority.signal)
+          init.priority = this.lookup('signals', a.priority.signal);
+        const signals = a.signals.map((id) => this.lookup('signals', id));
+        this.signals.set(a.id, TaskSignal.any(signals, init));
         return;
       }
       case 'onPriorityChange': {
-        const signal = this.signals.get(a.signal);
+        const signal = this.lookup('signals', a.signal);
         signal.addEventListener('prioritychange', (e) => {
           this.emit({ event: 'prioritychange', signal: a.signal,
             previousPriority: e.previousPriority, priority: signal.priority });
@@ -311,9 +326,15 @@ function usedObjects(a) {
 
 // Why a trace cannot run on a target whose runner supports `ops` and `features`; null when it
 // can. Features: "windows" (unload and shared event loops), "origins" (more than one),
-// "partitions", "opaque", "timers" (postTask's delay).
+// "partitions", "opaque", "timers" (postTask's delay), "peers" (a window may use the promises,
+// controllers and signals of another window of its origin: Agent's `peers`).
 export function cannotExpress(trace, { ops, features }) {
   const agents = trace.agents || [];
+  const byId = new Map(agents.map((a) => [a.id, a]));
+  // Two windows of one origin (the trace reader lets only agents of one event loop share ids).
+  const peers = (x, y) => features.includes('peers') && [x, y].every((id) =>
+    byId.get(id) && byId.get(id).kind === 'window') && byId.get(x).origin === byId.get(y).origin &&
+    byId.get(x).origin !== 'opaque';
   const origin = (a) => a.origin;
   const partition = (a) => a.partition || 'default';
   if (trace.schedule && trace.schedule.length) return 'it pins a schedule';
@@ -337,9 +358,10 @@ export function cannotExpress(trace, { ops, features }) {
       if (a.id) creator.set(a.id, who);
       // A promise, a controller or a signal lives in its agent's realm (and in the agent's own
       // tables here): another agent cannot settle, await, abort, reprioritize, combine, listen to
-      // or pass it.
+      // or pass it, unless the runner lets windows of one origin reach each other's.
       for (const target of usedObjects(a)) {
-        if (!reason && creator.has(target) && creator.get(target) !== who)
+        if (!reason && creator.has(target) && creator.get(target) !== who &&
+            !peers(who, creator.get(target)))
           reason = `agent ${who} uses ${target}, which agent ${creator.get(target)} made`;
       }
       if (a.callback) walk(a.callback.body, who);
@@ -353,7 +375,8 @@ export function cannotExpress(trace, { ops, features }) {
 // The browser agents' side of runner.html's protocol (a window's frame, a dedicated worker; Deno's
 // workers too): `post` sends to the runner, `listen` receives from it. Events that a step's own
 // task logs carry the step; the runner stamps the others with the step it is settling.
-// `locksAreTasks`: the browser's own navigator.locks is in use (Agent's constructor).
+// `locksAreTasks`: the browser's own navigator.locks is in use (Agent's constructor). Returns the
+// agent.
 export function serveAgent(id, post, listen, { locksAreTasks = false } = {}) {
   let own = null;
   const agent = new Agent((event) => post({ lockstep: 'event', agent: id, own, event }),
@@ -379,4 +402,5 @@ export function serveAgent(id, post, listen, { locksAreTasks = false } = {}) {
     post({ lockstep: 'performed', agent: id, step: data.step });  // settle.mjs, Acks (browsers)
   });
   post({ lockstep: 'ready', agent: id });
+  return agent;
 }

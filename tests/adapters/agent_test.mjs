@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import test from 'node:test';
 
-import { cannotExpress, hideNativeLocks, serveAgent } from '../../adapters/js/agent.mjs';
+import { Agent, cannotExpress, hideNativeLocks, serveAgent } from '../../adapters/js/agent.mjs';
 import { firstLockCallSettles } from '../../adapters/js/settle.mjs';
 
 const everything = {
@@ -51,6 +51,39 @@ test('a use inside a callback body belongs to the agent whose step holds the cal
       callback: { body: [{ op: 'setPriority', controller: 'tc', priority: 'user-visible' }] } },
   ]);
   assert.equal(cannotExpress(trace, everything), 'agent B uses tc, which agent A made');
+});
+
+test("with peers, a window may use another window's objects of its origin, and only those", () => {
+  const peers = { ...everything, features: [...everything.features, 'peers'] };
+  const made = { agent: 'A', op: 'newPromise', id: 'g' };
+  const awaitsIt = { agent: 'B', op: 'then', target: 'g', body: [] };
+  assert.equal(cannotExpress(twoWindows([made, awaitsIt]), everything),
+    'agent B uses g, which agent A made');
+  assert.equal(cannotExpress(twoWindows([made, awaitsIt]), peers), null);
+  const otherOrigin = twoWindows([made, awaitsIt]);
+  otherOrigin.agents[1] = { ...otherOrigin.agents[1], origin: 'https://b.test' };
+  assert.equal(cannotExpress(otherOrigin, peers), 'agent B uses g, which agent A made');
+  const worker = twoWindows([made, awaitsIt]);
+  worker.agents[0] = { ...worker.agents[0], kind: 'worker' };
+  assert.equal(cannotExpress(worker, peers), 'agent B uses g, which agent A made');
+});
+
+test("an agent finds a peer's objects after its own, and none of a stranger's", async () => {
+  const a = new Agent(() => {});
+  const b = new Agent(() => {});
+  const c = new Agent(() => {});
+  a.perform({ op: 'newPromise', id: 'g' });
+  c.perform({ op: 'newPromise', id: 'h' });
+  b.peers.add(a);
+  assert.equal(b.lookup('promises', 'g'), a.promises.get('g'));
+  assert.equal(b.lookup('promises', 'h'), undefined);
+  const events = [];
+  const d = new Agent((e) => events.push(e));
+  d.peers.add(a);
+  d.perform({ op: 'then', target: 'g', body: [{ op: 'mark', label: 'after-g' }] });
+  d.perform({ op: 'settle', target: 'g', outcome: 'fulfill' });  // a's resolver, through d
+  await new Promise((r) => setTimeout(r, 0));
+  assert.deepEqual(events, [{ event: 'mark', label: 'after-g' }]);
 });
 
 // serveAgent with a lock manager whose query has already resolved: the settlement's reaction runs

@@ -37,7 +37,7 @@ const post = (body) => fetch('/result', { method: 'POST', body: JSON.stringify(b
 
 function whyNot(trace) {
   const reason = cannotExpress(trace,
-    { ops: OPS, features: ['windows', 'origins', 'opaque', 'partitions'] });
+    { ops: OPS, features: ['windows', 'origins', 'opaque', 'partitions', 'peers'] });
   if (reason) return reason;
   const origins = originsOf(trace);
   if (origins.length > 2) return 'it uses more than two origins';
