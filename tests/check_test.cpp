@@ -614,8 +614,7 @@ TEST(Check, PartialLogsOfTerminatedAgentsAreAllowedWithTheAssumptionStated) {
 TEST(Check, SchedulesThatOnlyReorderCommutingUnitsAreSearchedOnce) {
   const auto fixture = testing::read_fixture_pair("/tests/check/commuting-units");
   ASSERT_TRUE(fixture);
-  const Trace& trace = fixture->trace;
-  const Log& log = fixture->log;
+  const auto& [trace, log] = *fixture;
   Options options;
   options.max_runs = 20'000;
   options.impl_first = false;
@@ -646,8 +645,7 @@ TEST(Check, SchedulesThatOnlyReorderCommutingUnitsAreSearchedOnce) {
 TEST(Check, LoopsOfOnePartitionCommuteUnlessBothEnqueuedLockSteps) {
   const auto fixture = testing::read_fixture_pair("/tests/check/loops-of-one-partition");
   ASSERT_TRUE(fixture);
-  const Trace& trace = fixture->trace;
-  const Log& log = fixture->log;
+  const auto& [trace, log] = *fixture;
   for (const bool impl_first : {true, false}) {
     Options options;
     options.max_runs = 10'000;
@@ -670,8 +668,7 @@ TEST(Check, LoopsOfOnePartitionCommuteUnlessBothEnqueuedLockSteps) {
 TEST(Check, StatesAlreadyTriedAreNotSearchedAgain) {
   const auto fixture = testing::read_fixture_pair("/tests/check/commuting-units");
   ASSERT_TRUE(fixture);
-  const Trace& trace = fixture->trace;
-  const Log& log = fixture->log;
+  const auto& [trace, log] = *fixture;
   for (const bool impl_first : {true, false}) {
     Options options;
     options.impl_first = impl_first;
@@ -699,11 +696,8 @@ TEST(Check, StatesAlreadyTriedAreNotSearchedAgain) {
 TEST(Check, TheCacheDecidesWithinABudgetThatTheSearchWithoutItSpends) {
   const auto fixture = testing::read_fixture_pair("/tests/check/cache-decides-within-the-budget");
   ASSERT_TRUE(fixture);
-  const Trace& trace = fixture->trace;
-  const Log& log = fixture->log;
-  Options options;
-  options.max_runs = 2'000;
-  options.split = Split::Never;
+  const auto& [trace, log] = *fixture;
+  Options options{.max_runs = 2'000, .split = Split::Never};
   const auto caching = check(trace, log, options);
   options.cache_states = false;
   const auto cut = check(trace, log, options);
@@ -734,8 +728,7 @@ TEST(Check, TheCacheDecidesWithinABudgetThatTheSearchWithoutItSpends) {
 TEST(Check, ProbesReusedInLaterRoundsSaveReplaysAndChangeNothingElse) {
   const auto fixture = testing::read_fixture_pair("/tests/check/commuting-units");
   ASSERT_TRUE(fixture);
-  const Trace& trace = fixture->trace;
-  const Log& log = fixture->log;
+  const auto& [trace, log] = *fixture;
   Log swapped = log;  // not allowed: every round searched in full
   std::swap(swapped.events[0], swapped.events[1]);
   for (const Log& observed : {log, swapped}) {
@@ -838,8 +831,7 @@ TEST(Check, ALogTheCanonicalScheduleExplainsIsAllowedWithinAnyTimeBudget) {
 TEST(Check, ThreeLoopsStealingOneNameAreDecidedWithinTheDefaultBudget) {
   const auto fixture = testing::read_fixture_pair("/tests/check/three-loops-steal-one-name");
   ASSERT_TRUE(fixture);
-  const Trace& trace = fixture->trace;
-  const Log& log = fixture->log;
+  const auto& [trace, log] = *fixture;
   const Report report = check_ok(Case{trace, log});
   EXPECT_EQ(report.verdict, Verdict::Allowed);
   EXPECT_GT(report.runs, 10'000u);  // more than the old default's first round could make

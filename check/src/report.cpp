@@ -122,8 +122,7 @@ std::string reading_line(const Report& report) {
     if (chosen.empty()) return "";
     return "under the readings {" + chosen +
            "} (docs/interpretations.md I-24, I-25, I-29); pin them with the schedule as the "
-           "trace's "
-           "\"readings\"\n";
+           "trace's \"readings\"\n";
   }
   if (report.readings_searched < 2) return "";
   return "searched under " + std::to_string(report.readings_searched) +

@@ -148,30 +148,29 @@ class Merge {
 };
 
 // One combination of readings for the whole world that each part's agrees with where it matters
-// to the part (Trace::readings_that_matter): the released promise where it requests a lock, the
-// stale removal where it uses the scheduler, the closed window's jobs where such a window closes.
-// None if two parts need different ones.
+// to the part (Trace::which_readings_matter). None if two parts need different ones.
 std::optional<Readings> merged_readings(const Trace& trace, const std::vector<Trace>& traces,
                                         const std::vector<Report>& reports) {
   Readings merged = trace.readings;
-  bool released_set = false, stale_set = false, closed_set = false;
+  ReadingsThatMatter decided;  // which readings a part has decided so far
+  // The part's reading, where it matters to the part; false if an earlier part decided another.
+  const auto take = [](bool matters, auto own, auto& reading, bool& was_decided) {
+    if (!matters) return true;
+    if (was_decided && reading != own) return false;
+    reading = own;
+    was_decided = true;
+    return true;
+  };
   for (std::size_t p = 0; p < traces.size(); ++p) {
+    const ReadingsThatMatter matter = traces[p].which_readings_matter();
     const Readings& own = reports[p].readings;
-    if (traces[p].requests_a_lock()) {
-      if (released_set && merged.released_promise != own.released_promise) return std::nullopt;
-      merged.released_promise = own.released_promise;
-      released_set = true;
-    }
-    if (traces[p].uses_scheduling()) {
-      if (stale_set && merged.stale_removal != own.stale_removal) return std::nullopt;
-      merged.stale_removal = own.stale_removal;
-      stale_set = true;
-    }
-    if (traces[p].closes_a_window_on_a_shared_event_loop()) {
-      if (closed_set && merged.closed_window_jobs != own.closed_window_jobs) return std::nullopt;
-      merged.closed_window_jobs = own.closed_window_jobs;
-      closed_set = true;
-    }
+    if (!take(matter.released_promise, own.released_promise, merged.released_promise,
+              decided.released_promise) ||
+        !take(matter.stale_removal, own.stale_removal, merged.stale_removal,
+              decided.stale_removal) ||
+        !take(matter.closed_window_jobs, own.closed_window_jobs, merged.closed_window_jobs,
+              decided.closed_window_jobs))
+      return std::nullopt;
   }
   return merged;
 }

@@ -39,8 +39,7 @@ Runner::Runner(const Trace& trace)
     : trace_(trace),
       rt_(trace),
       locks_(rt_, *this, trace.readings.released_promise),
-      scheduling_(rt_, *this, trace.readings.stale_removal),
-      closed_windows_jobs_run_(trace.readings.closed_window_jobs == ClosedWindowJobsReading::Run) {
+      scheduling_(rt_, *this, trace.readings.stale_removal) {
   named_.reserve(trace_.steps.size());
   compiled_.reserve(trace_.steps.size());
   step_envs_.reserve(trace_.steps.size());
@@ -132,7 +131,7 @@ RunResult Runner::run() {
 // running under "closed-window-jobs": "run" (I-29): its document is no longer fully active (its
 // tasks go), its microtasks still run. The model's TraceRunner::terminate says why.
 void Runner::end_agent(Env* env) {
-  if (env->is_window && closed_windows_jobs_run_ && trace_.shares_event_loop(*env->agent)) {
+  if (trace_.realm_outlives_closing(*env->agent)) {
     rt_.unload(env);
     env->closed = true;
   } else {

@@ -115,7 +115,6 @@ class Runner : public Host {
   std::vector<CompiledAction> compiled_;  // the top-level steps first
   std::vector<Env*> step_envs_;           // each top-level step's agent (null for advanceTime)
   std::vector<int> settling_steps_;       // each step's settling step (I-26)
-  const bool closed_windows_jobs_run_;    // "closed-window-jobs": "run" (I-29)
 };
 
 }  // namespace lockstep::impl

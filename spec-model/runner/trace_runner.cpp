@@ -32,10 +32,7 @@ TraceRunner::TraceRunner(const Trace& trace)
 // html#hostenqueuepromisejob no longer asks whether script can run in the job's realm. Either way
 // web-locks#termination-of-locks releases its locks and drops its requests.
 void TraceRunner::terminate(Environment* environment) {
-  const bool realm_lives_on = environment->is_window &&
-                              trace_.shares_event_loop(*environment->trace_agent) &&
-                              trace_.readings.closed_window_jobs == ClosedWindowJobsReading::Run;
-  if (realm_lives_on) {
+  if (trace_.realm_outlives_closing(*environment->trace_agent)) {
     environment->document_fully_active = false;
     closed_windows_.insert(environment);
   } else {

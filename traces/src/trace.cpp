@@ -138,10 +138,16 @@ bool Trace::requests_a_lock() const {
   return found;
 }
 
-bool Trace::shares_event_loop(const Agent& a) const {
+bool Trace::is_window_on_a_shared_event_loop(const Agent& a) const {
+  if (a.kind != AgentKind::Window) return false;
   for (const Agent& other : agents)
     if (other.id != a.id && other.event_loop == a.event_loop) return true;
   return false;
+}
+
+bool Trace::realm_outlives_closing(const Agent& a) const {
+  return readings.closed_window_jobs == ClosedWindowJobsReading::Run &&
+         is_window_on_a_shared_event_loop(a);
 }
 
 bool Trace::closes_a_window_on_a_shared_event_loop() const {
@@ -149,23 +155,26 @@ bool Trace::closes_a_window_on_a_shared_event_loop() const {
   for_each_action(steps, [&](const Action& a) {
     if (found || a.op != Op::Terminate) return;
     const Agent* closing = agent(a.agent);
-    found = closing && closing->kind == AgentKind::Window && shares_event_loop(*closing);
+    found = closing && is_window_on_a_shared_event_loop(*closing);
   });
   return found;
 }
 
+ReadingsThatMatter Trace::which_readings_matter() const {
+  return ReadingsThatMatter{requests_a_lock(), uses_scheduling(),
+                            closes_a_window_on_a_shared_event_loop()};
+}
+
 std::vector<Readings> Trace::readings_that_matter() const {
-  const bool requests = requests_a_lock();
-  const bool scheduling = uses_scheduling();
-  const bool closes = closes_a_window_on_a_shared_event_loop();
+  const ReadingsThatMatter matter = which_readings_matter();
   std::vector<Readings> all{readings};
   for (ReleasedPromiseReading r : {ReleasedPromiseReading::Steps, ReleasedPromiseReading::Note})
     for (StaleRemovalReading s : {StaleRemovalReading::Literal, StaleRemovalReading::Fixed})
       for (ClosedWindowJobsReading c :
            {ClosedWindowJobsReading::Dropped, ClosedWindowJobsReading::Run}) {
-        const Readings candidate{requests ? r : readings.released_promise,
-                                 scheduling ? s : readings.stale_removal,
-                                 closes ? c : readings.closed_window_jobs};
+        const Readings candidate{matter.released_promise ? r : readings.released_promise,
+                                 matter.stale_removal ? s : readings.stale_removal,
+                                 matter.closed_window_jobs ? c : readings.closed_window_jobs};
         if (std::find(all.begin(), all.end(), candidate) == all.end()) all.push_back(candidate);
       }
   return all;

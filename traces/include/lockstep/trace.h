@@ -155,6 +155,13 @@ std::vector<std::pair<const char*, const char*>> non_default_readings(const Read
 // The same as the member's text (`"released-promise": "note"`, comma-separated).
 std::string readings_text(const Readings& readings);
 
+// Which readings can change a trace's replay (Trace::which_readings_matter).
+struct ReadingsThatMatter {
+  bool released_promise = false;    // a lock is requested
+  bool stale_removal = false;       // the scheduler is used
+  bool closed_window_jobs = false;  // a window on a shared event loop terminates
+};
+
 struct Trace {
   std::string name;
   std::string description;
@@ -168,14 +175,17 @@ struct Trace {
   const Agent* agent(const std::string& id) const;
   bool uses_scheduling() const;
   bool requests_a_lock() const;  // anywhere, top level or in a body
-  // Another agent of the trace runs on `a`'s event loop.
-  bool shares_event_loop(const Agent& a) const;
-  // A window that shares its event loop with another agent terminates (anywhere): where the
-  // closed-window-jobs reading matters (I-29).
+  // `a` is a window whose event loop another agent of the trace shares: the closed-window-jobs
+  // reading is about such a window's closing (I-29).
+  bool is_window_on_a_shared_event_loop(const Agent& a) const;
+  // `a` terminating leaves its realm's microtasks running: the trace's reading is "run" and `a` a
+  // window on a shared event loop (I-29; how both engines terminate an agent).
+  bool realm_outlives_closing(const Agent& a) const;
+  // A window on a shared event loop terminates (anywhere).
   bool closes_a_window_on_a_shared_event_loop() const;
-  // Every combination of readings under which the trace may replay differently, its own first
-  // (the released promise's only matter where a lock is requested, the stale removal's where the
-  // scheduler is used, the closed window's jobs where such a window closes).
+  ReadingsThatMatter which_readings_matter() const;
+  // Every combination of readings under which the trace may replay differently, its own first:
+  // those of which_readings_matter() vary, the others stay the trace's.
   std::vector<Readings> readings_that_matter() const;
 };
 
