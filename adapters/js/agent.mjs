@@ -332,9 +332,11 @@ export function cannotExpress(trace, { ops, features }) {
   const agents = trace.agents || [];
   const byId = new Map(agents.map((a) => [a.id, a]));
   // Two windows of one origin (the trace reader lets only agents of one event loop share ids).
-  const peers = (x, y) => features.includes('peers') && [x, y].every((id) =>
-    byId.get(id) && byId.get(id).kind === 'window') && byId.get(x).origin === byId.get(y).origin &&
-    byId.get(x).origin !== 'opaque';
+  const peers = (x, y) => {
+    const [a, b] = [byId.get(x), byId.get(y)];
+    return features.includes('peers') && Boolean(a && b) && a.kind === 'window' &&
+      b.kind === 'window' && a.origin === b.origin && a.origin !== 'opaque';
+  };
   const origin = (a) => a.origin;
   const partition = (a) => a.partition || 'default';
   if (trace.schedule && trace.schedule.length) return 'it pins a schedule';
