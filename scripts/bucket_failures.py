@@ -14,12 +14,16 @@ few seeds each, so that a campaign's thousands of logs come down to a few behavi
 
 With --divergences, the signature of every minimized divergence in that folder (a trace with the
 target's log beside it, `NAME.<target>.log.json`) is computed the same way, and a bucket whose
-signature equals one is marked "looks like NAME". A signature is coarse: a match says where to
-look first, not that the cause is the same (docs/conformance.md classifies logs one by one).
+signature equals one is marked "looks like NAME". A bucket whose signature differs from one only
+in the modes of the lock callbacks it names (exclusive, shared, or a null lock) is marked "like
+NAME but for the lock's mode": a bug in when callbacks run seldom depends on the mode, and a
+campaign draws all three. A signature is coarse: a match says where to look first, not that the
+cause is the same (docs/conformance.md classifies logs one by one).
 """
 import argparse
 import json
 import os
+import re
 import subprocess
 import sys
 from collections import defaultdict
@@ -97,6 +101,14 @@ def key_text(key):
     return ' | '.join(part for part in key if part)
 
 
+CALLBACK_MODE = re.compile(r'\bcallback (?:exclusive|shared|null lock|\?)')
+
+
+def without_lock_modes(text):
+    """A signature's text with the lock mode of every callback it names left out."""
+    return CALLBACK_MODE.sub('callback', text)
+
+
 def check(lockstep, trace_path, log_path, partial, max_runs):
     """Runs `lockstep check --json`; returns (verdict, report) or ('error', message)."""
     command = [lockstep, 'check', trace_path, log_path, '--json', '--max-runs', str(max_runs)]
@@ -165,10 +177,21 @@ def bucket(results_dir, lockstep, divergences=None, max_runs=2000, jobs=2):
     group_size = defaultdict(int)
     for (did, _), members in buckets.items():
         group_size[did] += len(members)
-    rows = [{'signature': key_text((did, instead)), 'targetDid': did, 'instead': instead,
-             'count': len(members), 'looksLike': known.get(key_text((did, instead)), []),
-             'seeds': [m['seed'] for m in members]}
-            for (did, instead), members in buckets.items()]
+    known_but_for_modes = defaultdict(list)
+    for text, names in known.items():
+        known_but_for_modes[without_lock_modes(text)].extend(names)
+
+    def row(did, instead, members):
+        text = key_text((did, instead))
+        looks_like = known.get(text, [])
+        return {'signature': text, 'targetDid': did, 'instead': instead, 'count': len(members),
+                'looksLike': looks_like,
+                'likeButForLockModes': [name for name in
+                                        known_but_for_modes.get(without_lock_modes(text), [])
+                                        if name not in looks_like],
+                'seeds': [m['seed'] for m in members]}
+
+    rows = [row(did, instead, members) for (did, instead), members in buckets.items()]
     rows.sort(key=lambda r: (-group_size[r['targetDid']], r['targetDid'], -r['count'],
                              r['instead']))
     return {'target': target, 'failures': len(failures), 'buckets': rows,
@@ -201,6 +224,9 @@ def main():
             group = row['targetDid']
             print(f"{result['groups'][group]:6}  the target: {group}")
         like = f"  [looks like {', '.join(row['looksLike'])}]" if row['looksLike'] else ''
+        if row['likeButForLockModes']:
+            like += (f"  [like {', '.join(row['likeButForLockModes'])} but for the lock's"
+                     ' mode]')
         seeds = ', '.join(f'gen-{s}' for s in row['seeds'][:3])
         print(f"{row['count']:10}  {row['instead']}{like}  (e.g. {seeds})")
     return 0

@@ -9,6 +9,10 @@ share a bucket, that its signature says what the spec wants instead (an AbortErr
 web-locks#algorithm-request-lock 3.4.1.1.2), that the missing grant reads as the agent's events
 ending, that each bucket is matched to its own minimized divergence, and that a folder without
 summary.json is refused with exit 2.
+
+Then, against the Chromium divergences, Chromium's callbacks-without-a-checkpoint-between once as
+minimized and once with its two inner requests made shared (trace and log alike, as a campaign
+draws them): the first bucket looks like it, the second is like it but for the lock's mode.
 """
 import json
 import os
@@ -66,6 +70,51 @@ with tempfile.TemporaryDirectory() as results:
             problems.append(f"aborted-head bucket looks like {head['looksLike']}")
     if list(result['groups'].values()) != [2, 1]:
         problems.append(f"groups, largest first: {result['groups']}")
+
+chromium = os.path.join(source, 'traces', 'divergences', 'chromium')
+minimized = 'callbacks-without-a-checkpoint-between'
+with tempfile.TemporaryDirectory() as results:
+    with open(os.path.join(chromium, minimized + '.trace.json')) as f:
+        trace = json.load(f)
+    with open(os.path.join(chromium, minimized + '.chromium.log.json')) as f:
+        log = json.load(f)
+    inner = {'r2', 'r3'}
+    for action in trace['steps'][0]['callback']['body']:
+        if action.get('id') in inner:
+            action['options'] = {'mode': 'shared'}
+    for event in log['events']:
+        if event.get('event') == 'callback' and event.get('request') in inner:
+            event['lock']['mode'] = 'shared'
+    with open(os.path.join(results, 'shared.trace.json'), 'w') as f:
+        json.dump(trace, f)
+    with open(os.path.join(results, 'shared.log.json'), 'w') as f:
+        json.dump(log, f)
+    with open(os.path.join(results, 'summary.json'), 'w') as f:
+        json.dump({'target': 'chromium', 'failures': [
+            {'seed': 5, 'kind': 'not allowed',
+             'trace': os.path.join(chromium, minimized + '.trace.json'),
+             'log': os.path.join(chromium, minimized + '.chromium.log.json')},
+            {'seed': 6, 'kind': 'not allowed',
+             'trace': os.path.join(results, 'shared.trace.json'),
+             'log': os.path.join(results, 'shared.log.json')}]}, f)
+    done = subprocess.run([sys.executable, script, results, '--lockstep', lockstep,
+                           '--divergences', chromium, '--json', '--jobs', '1'],
+                          capture_output=True, text=True)
+    if done.returncode != 0:
+        sys.exit(f'bucket_failures (chromium) exited {done.returncode}: {done.stderr}')
+    by_seeds = {tuple(b['seeds']): b for b in json.loads(done.stdout)['buckets']}
+    exclusive, shared = by_seeds.get((5,)), by_seeds.get((6,))
+    if not exclusive or not shared:
+        problems.append(f'the two modes do not have a bucket each: {list(by_seeds.values())}')
+    else:
+        if (exclusive['looksLike'], exclusive['likeButForLockModes']) != ([minimized], []):
+            problems.append(f'the minimized divergence: looks like {exclusive["looksLike"]}, '
+                            f'like but for modes {exclusive["likeButForLockModes"]}')
+        if not shared['targetDid'].startswith('callback shared'):
+            problems.append(f"the shared copy's group: {shared['targetDid']!r}")
+        if (shared['looksLike'], shared['likeButForLockModes']) != ([], [minimized]):
+            problems.append(f'the shared copy: looks like {shared["looksLike"]}, '
+                            f'like but for modes {shared["likeButForLockModes"]}')
 
 with tempfile.TemporaryDirectory() as empty:
     done = subprocess.run([sys.executable, script, empty, '--lockstep', lockstep],
