@@ -47,7 +47,8 @@
   const awaits = (body) => (body || []).some((a) => a.op === 'await' || a.op === 'yield');
 
   // What script holds by trace id. The windows that the page drives directly share one: one
-  // agent may settle or abort what another made, as script of one page can.
+  // agent may settle or abort what another made, as script of one page can; so do the windows of
+  // the remote origin, among themselves.
   function newStore() {
     return {
       promises: new Map(),     // request, query, postTask, yield and newPromise ids
@@ -262,8 +263,10 @@
 
   // An agent driven by messages (resources/lockstep-worker.js and -frame.html): performs each step
   // that `listen` delivers and sends its events through `post`.
-  function serve(id, post, listen) {
-    const agent = new Agent(global, (event) => post({lockstep: 'event', agent: id, event}));
+  // A messaged agent's side: `store` is what it holds by trace id, shared with the other windows
+  // of its origin that the page messages (resources/lockstep-frame.html), or its own.
+  function serve(id, post, listen, store) {
+    const agent = new Agent(global, (event) => post({lockstep: 'event', agent: id, event}), store);
     listen((data) => {
       if (!data || data.lockstep !== 'perform') return;
       try {
@@ -496,5 +499,5 @@
     return comparableLog(trace, await r.run());
   }
 
-  global.lockstep = {replay, comparableLog, byAgent, closest, serve};
+  global.lockstep = {replay, comparableLog, byAgent, closest, serve, newStore};
 })(globalThis);
