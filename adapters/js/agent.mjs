@@ -58,6 +58,16 @@ function plainSnapshot(s) {
   return { held: (s.held || []).map(entry), pending: (s.pending || []).map(entry) };
 }
 
+// What an agent holds by trace id.
+export function newStore() {
+  return {
+    promises: new Map(),     // request, query and newPromise ids
+    resolvers: new Map(),    // newPromise ids and pending callback results
+    controllers: new Map(),  // AbortController and TaskController ids
+    signals: new Map(),      // their signals, and TaskSignal.any's results
+  };
+}
+
 export class Agent {
   // emit(event): called with each event (no `step`, no `agent`: the runner adds them).
   // taskStarted(): called where a task of the agent's own begins (a postTask or idle callback
@@ -66,26 +76,16 @@ export class Agent {
   // locksAreTasks: what the lock task queue delivers (a lock's callback, a query's snapshot) also
   // comes in a task of its own (a browser's navigator.locks, not a polyfill, which may deliver it
   // from the requesting task).
-  constructor(emit, taskStarted = () => {}, locksAreTasks = false) {
+  // store: what the agent holds by trace id (newStore()); windows of one origin whose runner lets
+  // their frames reach each other share one (the browser runner's agent-frame.html), so a window
+  // may use what another made. A peer's promise awaited here still gets a reaction of this
+  // agent's realm, as the trace means (docs/interpretations.md I-28), and a peer's objects stay
+  // reachable after it has ended.
+  constructor(emit, taskStarted = () => {}, locksAreTasks = false, store = newStore()) {
     this.emit = emit;
     this.taskStarted = taskStarted;
     this.lockTaskStarted = locksAreTasks ? taskStarted : () => {};
-    this.promises = new Map();   // request, query and newPromise ids
-    this.resolvers = new Map();  // newPromise ids and pending callback results
-    this.controllers = new Map();  // AbortController and TaskController ids
-    this.signals = new Map();      // their signals, and TaskSignal.any's results
-    // Other agents whose objects this one may use (windows of one origin on one event loop, in a
-    // runner whose frames reach each other: the browser runner's agent-frame.html).
-    this.peers = new Set();
-  }
-
-  // The object `id` names in `table` (promises, resolvers, controllers, signals): this agent's, or
-  // a peer's. A peer's promise awaited here gets a reaction of this agent's realm, as the trace
-  // means (docs/interpretations.md I-28); a peer's objects stay reachable after it has ended.
-  lookup(table, id) {
-    if (this[table].has(id)) return this[table].get(id);
-    for (const peer of this.peers) if (peer[table].has(id)) return peer[table].get(id);
-    return undefined;
+    Object.assign(this, store);
   }
 
   // A top-level step: the message that carries it is the task it runs in, a top-level `run`'s
@@ -140,7 +140,7 @@ export class Agent {
   async runAsync(body) {
     for (const a of body || []) {
       if (a.op === 'await') {
-        await this.lookup('promises', a.target);
+        await this.promises.get(a.target);
       } else if (a.op === 'yield') {
         const p = scheduler.yield();
         // Before the await's own reaction, as the log expects. A yield fulfils in the task of
@@ -169,7 +169,7 @@ export class Agent {
             const options = {};
             for (const key of ['mode', 'ifAvailable', 'steal'])
               if (key in a.options) options[key] = a.options[key];
-            if (a.options.signal) options.signal = this.lookup('signals', a.options.signal);
+            if (a.options.signal) options.signal = this.signals.get(a.options.signal);
             p = navigator.locks.request(a.name, options, cb);
           } else {
             p = navigator.locks.request(a.name, cb);
@@ -202,7 +202,7 @@ export class Agent {
         return;
       }
       case 'abort': {
-        const controller = this.lookup('controllers', a.signal);
+        const controller = this.controllers.get(a.signal);
         if ('reason' in a) controller.abort(fromTraceValue(a.reason));
         else controller.abort();
         return;
@@ -213,7 +213,7 @@ export class Agent {
         }));
         return;
       case 'settle': {
-        const r = this.lookup('resolvers', a.target);
+        const r = this.resolvers.get(a.target);
         // A callback's result before the callback ran (a target that has not granted the lock
         // yet): there is nothing to settle, and the log, which lacks the callback, says so.
         if (!r) return;
@@ -223,7 +223,7 @@ export class Agent {
         return;
       }
       case 'then':
-        this.lookup('promises', a.target).then(() => this.runAsync(a.body));
+        this.promises.get(a.target).then(() => this.runAsync(a.body));
         return;
       case 'queueMicrotask':
         queueMicrotask(() => this.runAsync(a.body));
@@ -248,8 +248,7 @@ export class Agent {
         });
         const options = {};
         if (a.options && a.options.priority) options.priority = a.options.priority;
-        if (a.options && a.options.signal)
-          options.signal = this.lookup('signals', a.options.signal);
+        if (a.options && a.options.signal) options.signal = this.signals.get(a.options.signal);
         let p;
         try {
           p = scheduler.postTask(cb, options);
@@ -267,7 +266,7 @@ export class Agent {
       }
       case 'setPriority':
         try {
-          this.lookup('controllers', a.controller).setPriority(a.priority);
+          this.controllers.get(a.controller).setPriority(a.priority);
         } catch (e) {
           this.emit({ event: 'threw', op: 'setPriority', error: toLogValue(e) });
         }
@@ -275,14 +274,12 @@ export class Agent {
       case 'taskSignalAny': {
         const init = {};
         if (typeof a.priority === 'string') init.priority = a.priority;
-        else if (a.priority && a.priority.signal)
-          init.priority = this.lookup('signals', a.priority.signal);
-        const signals = a.signals.map((id) => this.lookup('signals', id));
-        this.signals.set(a.id, TaskSignal.any(signals, init));
+        else if (a.priority && a.priority.signal) init.priority = this.signals.get(a.priority.signal);
+        this.signals.set(a.id, TaskSignal.any(a.signals.map((id) => this.signals.get(id)), init));
         return;
       }
       case 'onPriorityChange': {
-        const signal = this.lookup('signals', a.signal);
+        const signal = this.signals.get(a.signal);
         signal.addEventListener('prioritychange', (e) => {
           this.emit({ event: 'prioritychange', signal: a.signal,
             previousPriority: e.previousPriority, priority: signal.priority });
@@ -327,7 +324,7 @@ function usedObjects(a) {
 // Why a trace cannot run on a target whose runner supports `ops` and `features`; null when it
 // can. Features: "windows" (unload and shared event loops), "origins" (more than one),
 // "partitions", "opaque", "timers" (postTask's delay), "peers" (a window may use the promises,
-// controllers and signals of another window of its origin: Agent's `peers`).
+// controllers and signals of another window of its origin: Agent's shared `store`).
 export function cannotExpress(trace, { ops, features }) {
   const agents = trace.agents || [];
   const byId = new Map(agents.map((a) => [a.id, a]));
@@ -359,7 +356,7 @@ export function cannotExpress(trace, { ops, features }) {
         reason = 'a postTask has a delay, which needs the virtual clock';
       if (a.id) creator.set(a.id, who);
       // A promise, a controller or a signal lives in its agent's realm (and in the agent's own
-      // tables here): another agent cannot settle, await, abort, reprioritize, combine, listen to
+      // store here): another agent cannot settle, await, abort, reprioritize, combine, listen to
       // or pass it, unless the runner lets windows of one origin reach each other's.
       for (const target of usedObjects(a)) {
         if (!reason && creator.has(target) && creator.get(target) !== who &&
@@ -377,12 +374,12 @@ export function cannotExpress(trace, { ops, features }) {
 // The browser agents' side of runner.html's protocol (a window's frame, a dedicated worker; Deno's
 // workers too): `post` sends to the runner, `listen` receives from it. Events that a step's own
 // task logs carry the step; the runner stamps the others with the step it is settling.
-// `locksAreTasks`: the browser's own navigator.locks is in use (Agent's constructor). Returns the
-// agent.
-export function serveAgent(id, post, listen, { locksAreTasks = false } = {}) {
+// `locksAreTasks`: the browser's own navigator.locks is in use; `store`: what the agent holds by
+// trace id (both: Agent's constructor).
+export function serveAgent(id, post, listen, { locksAreTasks = false, store = newStore() } = {}) {
   let own = null;
   const agent = new Agent((event) => post({ lockstep: 'event', agent: id, own, event }),
-    () => { own = null; }, locksAreTasks);
+    () => { own = null; }, locksAreTasks, store);
   listen((data) => {
     if (!data || data.lockstep !== 'perform') return;
     own = data.step;
@@ -404,5 +401,4 @@ export function serveAgent(id, post, listen, { locksAreTasks = false } = {}) {
     post({ lockstep: 'performed', agent: id, step: data.step });  // settle.mjs, Acks (browsers)
   });
   post({ lockstep: 'ready', agent: id });
-  return agent;
 }

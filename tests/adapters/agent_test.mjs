@@ -4,7 +4,9 @@
 import assert from 'node:assert/strict';
 import test from 'node:test';
 
-import { Agent, cannotExpress, hideNativeLocks, serveAgent } from '../../adapters/js/agent.mjs';
+import {
+  Agent, cannotExpress, hideNativeLocks, newStore, serveAgent,
+} from '../../adapters/js/agent.mjs';
 import { firstLockCallSettles } from '../../adapters/js/settle.mjs';
 
 const everything = {
@@ -68,18 +70,18 @@ test("with peers, a window may use another window's objects of its origin, and o
   assert.equal(cannotExpress(worker, peers), 'agent B uses g, which agent A made');
 });
 
-test("an agent finds a peer's objects after its own, and none of a stranger's", async () => {
-  const a = new Agent(() => {});
-  const b = new Agent(() => {});
+test("agents that share a store find each other's objects, and none of a stranger's", async () => {
+  const shared = newStore();
+  const a = new Agent(() => {}, undefined, false, shared);
+  const b = new Agent(() => {}, undefined, false, shared);
   const c = new Agent(() => {});
   a.perform({ op: 'newPromise', id: 'g' });
   c.perform({ op: 'newPromise', id: 'h' });
-  b.peers.add(a);
-  assert.equal(b.lookup('promises', 'g'), a.promises.get('g'));
-  assert.equal(b.lookup('promises', 'h'), undefined);
+  assert.equal(b.promises.get('g'), a.promises.get('g'));
+  assert.notEqual(b.promises.get('g'), undefined);
+  assert.equal(b.promises.get('h'), undefined);
   const events = [];
-  const d = new Agent((e) => events.push(e));
-  d.peers.add(a);
+  const d = new Agent((e) => events.push(e), undefined, false, shared);
   d.perform({ op: 'then', target: 'g', body: [{ op: 'mark', label: 'after-g' }] });
   d.perform({ op: 'settle', target: 'g', outcome: 'fulfill' });  // a's resolver, through d
   await new Promise((r) => setTimeout(r, 0));
