@@ -23,10 +23,11 @@ export class Recorder {
   }
 }
 
-// The browser runner's wait after a step that does not settle (adapters/README.md): the agent
-// says "performed" when the step's script has run (its task's microtasks may still be to come),
-// and the runner hands out the next step only then, so that frames and workers take their steps
-// in the trace's order; what the step left queued may still run before the next one (I-26). The
+// The browser runner's wait after each step (adapters/README.md): the agent says "performed" when
+// the step's script has run (its task's microtasks may still be to come), and the runner settles
+// or hands out the next step only then, so that frames and workers take their steps in the
+// trace's order; what a step that does not settle left queued may still run before the next one
+// (I-26). The
 // Node and Deno runners do not wait: their agents are threads, and two such steps race as the
 // trace format's "at the same moment" (a polyfill's race between threads shows only then).
 export class Acks {

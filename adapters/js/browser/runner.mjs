@@ -104,9 +104,13 @@ async function main() {
         acks.ended(step.agent);
         return;
       }
-      // A step to another partition is waited for even when it settles: settling watches what
-      // arrives from the moment the step has run, not from when it set out through the relay.
-      const performed = step.settle === false || agent.remote ? acks.wait(step.agent, i) : null;
+      // Every step is waited for, one that settles too: settling watches what arrives from the
+      // moment the step has run, not from when it set out. A step to another partition crosses the
+      // relay, and one to a frame of the second origin crosses processes (Firefox's site
+      // isolation): it could take longer than the quiet that settling waits for, and the runner
+      // went on, or ended, before the step's events came (corpus trace
+      // scheduling/prioritychange-heard-in-another-window, now and then on Firefox).
+      const performed = acks.wait(step.agent, i);
       agent.send({ lockstep: 'perform', step: i, action: step });
       await performed;
     },
