@@ -178,9 +178,13 @@ std::vector<BadCase> bad_cases() {
   for (int i = 0; i < 200; ++i) deep += R"({"op": "run", "body": [)";
   for (int i = 0; i < 200; ++i) deep += "]}";
   deep += "]";
+  // JSON nesting stops at 136 levels (2 x 64 + 8): the root, the steps, the step and its body make
+  // 4, each further action and body 2, so the 137th container is the action at 67 bodies' depth.
+  std::string too_deep = "/steps/0";
+  for (int i = 0; i < 67; ++i) too_deep += "/body/0";
   cases.push_back({"bodies nested 200 deep",
-                   trace_with(R"([{"agent": "A", "op": "run", "body": )" + deep + "}]"), "",
-                   "nested deeper"});
+                   trace_with(R"([{"agent": "A", "op": "run", "body": )" + deep + "}]"), too_deep,
+                   "JSON nested deeper than 136 levels"});
   return cases;
 }
 

@@ -997,6 +997,11 @@ const char* verdict_name(Verdict verdict) {
 }
 
 Result<Report> check(const Trace& trace, const Log& observed, const Options& options) {
+  if (observed.partial && !options.partial) {  // the log says it may lose events: --partial
+    Options as_partial = options;
+    as_partial.partial = true;
+    return check(trace, observed, as_partial);
+  }
   for (std::size_t i = 0; i < observed.events.size(); ++i) {
     const std::string& agent = observed.events[i].agent;
     const bool known = std::any_of(trace.agents.begin(), trace.agents.end(),

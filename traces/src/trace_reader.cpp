@@ -1,46 +1,28 @@
 // Reads a lockstep-trace (traces/README.md) into a Trace, checking everything that can be checked
-// before replay: types, members, ids and references, sizes. Errors carry the JSON pointer.
-#include <fstream>
+// before replay: types, members, ids and references, sizes. Errors carry the JSON pointer. The
+// document is parsed as it is read (json_stream.h): each step is converted once it is complete.
 #include <map>
+#include <optional>
 #include <set>
-#include <sstream>
 
-#include "json_value.h"
+#include "json_node.h"
+#include "json_stream.h"
 #include "lockstep/choice_point.h"
 #include "lockstep/trace_io.h"
 
 namespace lockstep {
 namespace {
 
-using detail::Json;
+using detail::child;
+using detail::DocumentSink;
+using detail::fail;
+using detail::Node;
 
-struct Failure {
-  Error error;
-};
-
-[[noreturn]] void fail(const std::string& pointer, const std::string& message) {
-  throw Failure{Error{pointer, message}};
-}
-
-std::string type_name(const Json& j) {
-  if (j.is_null()) return "null";
-  if (j.is_boolean()) return "a boolean";
-  if (j.is_number()) return "a number";
-  if (j.is_string()) return "a string";
-  if (j.is_array()) return "an array";
-  return "an object";
-}
+constexpr std::size_t kDescriptionBytes = 1u << 20;  // the longest string a trace may hold
 
 std::string show(const std::string& s) {
   if (s.size() > 40) return "\"" + s.substr(0, 40) + "...\"";
   return "\"" + s + "\"";
-}
-
-std::string child(const std::string& pointer, const std::string& key) {
-  return pointer + "/" + key;
-}
-std::string child(const std::string& pointer, std::size_t index) {
-  return pointer + "/" + std::to_string(index);
 }
 
 // Which kinds of object an id names (an id can be several: a TaskController is a controller, and
@@ -85,43 +67,79 @@ unsigned kinds_of(const Action& a) {
   }
 }
 
-class TraceReader {
+class TraceReader : public DocumentSink {
  public:
   explicit TraceReader(const ReadLimits& limits) : limits_(limits) {}
 
-  Trace read(const Json& doc) {
-    if (!doc.is_object()) fail("", "a trace is a JSON object, got " + type_name(doc));
-    check_members(doc, "",
-                  {"format", "version", "name", "description", "exercises", "agents", "steps",
-                   "schedule", "readings"});
-    if (get_string(doc, "format", "", true) != "lockstep-trace")
-      fail("/format", "expected \"lockstep-trace\"");
-    const Json& version = require(doc, "version", "");
-    if (!version.is_number_integer() || version.get<long long>() != 1)
-      fail("/version", "this lockstep reads trace format version 1, got " + version.dump());
-    trace_.name = get_string(doc, "name", "", false);
-    trace_.description = get_string(doc, "description", "", false, 1u << 20);
-    if (doc.contains("exercises")) {
-      const Json& ex = doc["exercises"];
-      if (!ex.is_array()) fail("/exercises", "expected an array of step ids");
-      for (std::size_t i = 0; i < ex.size(); ++i) {
-        if (!ex[i].is_string()) fail(child("/exercises", i), "expected a step id string");
-        trace_.exercises.push_back(ex[i].get<std::string>());
+  // A top-level member, as the parse completes it (json_stream.h).
+  void member(const std::string& key, Node&& value) override {
+    if (key == "format") {
+      if (value.equals("lockstep-log"))
+        fail("/format",
+             "expected \"lockstep-trace\": this is an event log (\"lockstep-log\"), "
+             "not a trace");
+      if (!value.equals("lockstep-trace"))
+        fail("/format", "expected \"lockstep-trace\", got " + value.dump());
+      seen_format_ = true;
+    } else if (key == "version") {
+      if (!value.exact_integer(1, 1))
+        fail("/version", "this lockstep reads trace format version 1, got " + value.dump());
+      seen_version_ = true;
+    } else if (key == "name") {
+      trace_.name = string_of(value, "/name", limits_.max_string_bytes);
+    } else if (key == "description") {
+      trace_.description = string_of(value, "/description", kDescriptionBytes);
+    } else if (key == "exercises") {
+      if (!value.is_array()) fail("/exercises", "expected an array of step ids");
+      for (std::size_t i = 0; i < value.size(); ++i) {
+        if (!value.items()[i].is_string())
+          fail(child("/exercises", i), "expected a step id string");
+        trace_.exercises.push_back(value.items()[i].as_string());
       }
+    } else if (key == "agents") {
+      read_agents(value);
+      seen_agents_ = true;
+      for (std::size_t i = 0; i < waiting_steps_.size(); ++i)
+        trace_.steps.push_back(read_top_level(waiting_steps_[i], child("/steps", i)));
+      waiting_steps_.clear();
+    } else if (key == "steps") {
+      if (!value.is_array()) fail("/steps", "expected an array of steps, got " + value.type_name());
+      seen_steps_ = true;
+    } else if (key == "schedule") {
+      schedule_ = std::move(value);
+    } else if (key == "readings") {
+      read_readings(value);
+    } else {
+      fail(child("", key), "unknown member \"" + key +
+                               "\" (allowed here: format, version, name, description, exercises, "
+                               "agents, steps, schedule, readings)");
     }
-    read_agents(require(doc, "agents", ""));
-    const Json& steps = require(doc, "steps", "");
-    if (!steps.is_array()) fail("/steps", "expected an array of steps, got " + type_name(steps));
-    for (std::size_t i = 0; i < steps.size(); ++i)
-      trace_.steps.push_back(read_top_level(steps[i], child("/steps", i)));
-    if (doc.contains("schedule")) read_schedule(doc["schedule"]);
-    if (doc.contains("readings")) read_readings(doc["readings"]);
+  }
+
+  // A step, as soon as it is parsed; kept as JSON only while the agents are still to come.
+  void item(std::size_t, const std::string& pointer, Node&& value) override {
+    if (seen_agents_)
+      trace_.steps.push_back(read_top_level(value, pointer));
+    else
+      waiting_steps_.push_back(std::move(value));
+  }
+
+  // Once the whole document is parsed: what must be there, and what needs all of it.
+  Trace finish() {
+    if (!seen_format_) fail("", "missing required member \"format\"");
+    if (!seen_version_) fail("", "missing required member \"version\"");
+    if (!seen_agents_) fail("", "missing required member \"agents\"");
+    if (!seen_steps_) fail("", "missing required member \"steps\"");
+    if (schedule_) read_schedule(*schedule_);
     return std::move(trace_);
   }
 
  private:
   const ReadLimits& limits_;
   Trace trace_;
+  bool seen_format_ = false, seen_version_ = false, seen_agents_ = false, seen_steps_ = false;
+  std::vector<Node> waiting_steps_;  // steps met before the agents
+  std::optional<Node> schedule_;     // read last: it names the agents' partitions and loops
   std::size_t action_count_ = 0;
   struct Definition {
     unsigned kinds;
@@ -132,134 +150,91 @@ class TraceReader {
   std::map<std::string, Definition> ids_;
   std::map<std::string, std::string> terminated_at_;  // agent -> pointer of its terminate step
 
-  const Json& require(const Json& obj, const char* key, const std::string& pointer) {
-    auto it = obj.find(key);
-    if (it == obj.end()) fail(pointer, std::string("missing required member \"") + key + "\"");
-    return *it;
+  const Node& require(const Node& obj, const char* key, const std::string& pointer) {
+    const Node* found = obj.find(key);
+    if (!found) fail(pointer, std::string("missing required member \"") + key + "\"");
+    return *found;
   }
 
-  void check_members(const Json& obj, const std::string& pointer,
+  void check_members(const Node& obj, const std::string& pointer,
                      std::initializer_list<const char*> allowed) {
-    for (auto it = obj.begin(); it != obj.end(); ++it) {
+    for (const auto& [key, value] : obj.members()) {
       bool known = false;
-      for (const char* a : allowed) known = known || it.key() == a;
+      for (const char* a : allowed) known = known || key == a;
       if (!known) {
         std::string list;
         for (const char* a : allowed) list += std::string(list.empty() ? "" : ", ") + a;
-        fail(child(pointer, it.key()),
-             "unknown member \"" + it.key() + "\" (allowed here: " + list + ")");
+        fail(child(pointer, key), "unknown member \"" + key + "\" (allowed here: " + list + ")");
       }
     }
   }
 
-  std::string get_string(const Json& obj, const char* key, const std::string& pointer,
-                         bool required, std::size_t max_bytes = 0) {
-    auto it = obj.find(key);
-    if (it == obj.end()) {
-      if (required) fail(pointer, std::string("missing required member \"") + key + "\"");
-      return {};
-    }
-    if (!it->is_string()) fail(child(pointer, key), "expected a string, got " + type_name(*it));
-    const auto& s = it->get_ref<const std::string&>();
-    std::size_t limit = max_bytes ? max_bytes : limits_.max_string_bytes;
+  std::string string_of(const Node& value, const std::string& pointer, std::size_t limit) {
+    if (!value.is_string()) fail(pointer, "expected a string, got " + value.type_name());
+    const std::string& s = value.as_string();
     if (s.size() > limit)
-      fail(child(pointer, key), "string of " + std::to_string(s.size()) +
-                                    " bytes exceeds the limit of " + std::to_string(limit));
+      fail(pointer, "string of " + std::to_string(s.size()) + " bytes exceeds the limit of " +
+                        std::to_string(limit));
     return s;
   }
 
-  std::string get_id(const Json& obj, const char* key, const std::string& pointer) {
+  std::string get_string(const Node& obj, const char* key, const std::string& pointer,
+                         bool required, std::size_t max_bytes = 0) {
+    const Node* found = obj.find(key);
+    if (!found) {
+      if (required) fail(pointer, std::string("missing required member \"") + key + "\"");
+      return {};
+    }
+    return string_of(*found, child(pointer, key), max_bytes ? max_bytes : limits_.max_string_bytes);
+  }
+
+  std::string get_id(const Node& obj, const char* key, const std::string& pointer) {
     std::string id = get_string(obj, key, pointer, true, limits_.max_id_bytes);
     if (id.empty()) fail(child(pointer, key), "an id must not be empty");
     return id;
   }
 
-  bool get_bool(const Json& obj, const char* key, const std::string& pointer, bool fallback) {
-    auto it = obj.find(key);
-    if (it == obj.end()) return fallback;
-    if (!it->is_boolean())
-      fail(child(pointer, key), "expected true or false, got " + type_name(*it));
-    return it->get<bool>();
+  bool get_bool(const Node& obj, const char* key, const std::string& pointer, bool fallback) {
+    const Node* found = obj.find(key);
+    if (!found) return fallback;
+    if (!found->is_boolean())
+      fail(child(pointer, key), "expected true or false, got " + found->type_name());
+    return found->as_boolean();
   }
 
-  std::uint64_t get_ms(const Json& obj, const char* key, const std::string& pointer,
+  std::uint64_t get_ms(const Node& obj, const char* key, const std::string& pointer,
                        std::uint64_t max) {
-    const Json& v = require(obj, key, pointer);
-    if (!v.is_number_integer() ||
-        (v.is_number_integer() && !v.is_number_unsigned() && v.get<long long>() < 0))
-      fail(child(pointer, key), "expected a whole number of milliseconds >= 0, got " + v.dump());
-    std::uint64_t ms = v.get<std::uint64_t>();
-    if (ms > max)
-      fail(child(pointer, key),
-           std::to_string(ms) + " ms exceeds the limit of " + std::to_string(max));
-    return ms;
+    const Node& v = require(obj, key, pointer);
+    if (auto ms = v.exact_unsigned(max)) return *ms;
+    if (v.exact_unsigned(~std::uint64_t{0}))
+      fail(child(pointer, key), v.dump() + " ms exceeds the limit of " + std::to_string(max));
+    fail(child(pointer, key), "expected a whole number of milliseconds >= 0, got " + v.dump());
   }
 
-  TaskPriority get_priority(const Json& v, const std::string& pointer) {
-    if (v.is_string()) {
-      const auto& s = v.get_ref<const std::string&>();
-      if (s == "user-blocking") return TaskPriority::UserBlocking;
-      if (s == "user-visible") return TaskPriority::UserVisible;
-      if (s == "background") return TaskPriority::Background;
-    }
+  TaskPriority get_priority(const Node& v, const std::string& pointer) {
+    if (v.equals("user-blocking")) return TaskPriority::UserBlocking;
+    if (v.equals("user-visible")) return TaskPriority::UserVisible;
+    if (v.equals("background")) return TaskPriority::Background;
     fail(pointer,
          "expected one of \"user-blocking\", \"user-visible\", \"background\", got " + v.dump());
   }
 
-  Value read_value(const Json& j, const std::string& pointer, std::size_t depth) {
-    if (depth > limits_.max_depth)
-      fail(pointer, "value nested deeper than " + std::to_string(limits_.max_depth));
-    switch (j.type()) {
-      case Json::value_t::null:
-        return Value::null();
-      case Json::value_t::boolean:
-        return Value::boolean(j.get<bool>());
-      case Json::value_t::number_integer:
-      case Json::value_t::number_unsigned:
-      case Json::value_t::number_float:
-        return Value::number(j.get<double>());
-      case Json::value_t::string: {
-        if (j.get_ref<const std::string&>().size() > limits_.max_string_bytes)
-          fail(pointer, "string exceeds the limit of " + std::to_string(limits_.max_string_bytes) +
-                            " bytes");
-        return Value::string(j.get<std::string>());
-      }
-      case Json::value_t::array: {
-        std::vector<Value> items;
-        for (std::size_t i = 0; i < j.size(); ++i)
-          items.push_back(read_value(j[i], child(pointer, i), depth + 1));
-        return Value::array(std::move(items));
-      }
-      case Json::value_t::object: {
-        if (j.size() == 1 && j.contains("DOMException")) {
-          const Json& name = j["DOMException"];
-          if (!name.is_string() || name.get_ref<const std::string&>().empty())
-            fail(child(pointer, "DOMException"),
-                 "expected the DOMException's name, e.g. \"AbortError\"");
-          return Value::dom_exception(name.get<std::string>());
-        }
-        std::vector<std::pair<std::string, Value>> members;
-        for (auto it = j.begin(); it != j.end(); ++it)
-          members.emplace_back(it.key(), read_value(*it, child(pointer, it.key()), depth + 1));
-        return Value::object(std::move(members));
-      }
-      default:
-        fail(pointer, "unsupported JSON value");
-    }
+  Value read_value(const Node& j, const std::string& pointer) {
+    return value_of(j, pointer, limits_.max_string_bytes, limits_.max_depth);
   }
 
-  void read_agents(const Json& agents) {
+  void read_agents(const Node& agents) {
     if (!agents.is_array())
-      fail("/agents", "expected an array of agents, got " + type_name(agents));
-    if (agents.empty()) fail("/agents", "a trace needs at least one agent");
+      fail("/agents", "expected an array of agents, got " + agents.type_name());
+    if (agents.size() == 0) fail("/agents", "a trace needs at least one agent");
     if (agents.size() > limits_.max_agents)
       fail("/agents", std::to_string(agents.size()) + " agents exceed the limit of " +
                           std::to_string(limits_.max_agents));
     std::set<std::string> seen;
     for (std::size_t i = 0; i < agents.size(); ++i) {
       std::string p = child("/agents", i);
-      const Json& a = agents[i];
-      if (!a.is_object()) fail(p, "an agent is an object, got " + type_name(a));
+      const Node& a = agents[i];
+      if (!a.is_object()) fail(p, "an agent is an object, got " + a.type_name());
       check_members(a, p, {"id", "kind", "origin", "partition", "eventLoop"});
       Agent agent;
       agent.pointer = p;
@@ -299,8 +274,8 @@ class TraceReader {
                                                   " is agent " + show(b.id) + "'s own event loop");
   }
 
-  Action read_top_level(const Json& j, const std::string& p) {
-    if (!j.is_object()) fail(p, "a step is an object, got " + type_name(j));
+  Action read_top_level(const Node& j, const std::string& p) {
+    if (!j.is_object()) fail(p, "a step is an object, got " + j.type_name());
     std::string op = get_string(j, "op", p, true);
     std::string agent;
     if (op == "advanceTime") {
@@ -320,9 +295,9 @@ class TraceReader {
     return a;
   }
 
-  Action read_action(const Json& j, const std::string& p, const std::string& agent, bool top_level,
+  Action read_action(const Node& j, const std::string& p, const std::string& agent, bool top_level,
                      std::size_t depth) {
-    if (!j.is_object()) fail(p, "an action is an object, got " + type_name(j));
+    if (!j.is_object()) fail(p, "an action is an object, got " + j.type_name());
     if (++action_count_ > limits_.max_actions)
       fail(p, "more than " + std::to_string(limits_.max_actions) + " actions in one trace");
     if (depth > limits_.max_depth)
@@ -342,11 +317,10 @@ class TraceReader {
         allowed.push_back("settle");
       }
       allowed.insert(allowed.end(), own.begin(), own.end());
-      for (auto it = j.begin(); it != j.end(); ++it) {
+      for (const auto& [key, value] : j.members()) {
         bool known = false;
-        for (const char* k : allowed) known = known || it.key() == k;
-        if (!known)
-          fail(child(p, it.key()), "unknown member \"" + it.key() + "\" for op \"" + op + "\"");
+        for (const char* k : allowed) known = known || key == k;
+        if (!known) fail(child(p, key), "unknown member \"" + key + "\" for op \"" + op + "\"");
       }
     };
     const auto body_only = [&] {
@@ -381,7 +355,7 @@ class TraceReader {
       members({"signal", "reason"});
       a.signal = reference(j, "signal", p, agent, kAbortController,
                            "an AbortController or TaskController");
-      if (j.contains("reason")) a.reason = read_value(j["reason"], child(p, "reason"), 0);
+      if (j.contains("reason")) a.reason = read_value(j["reason"], child(p, "reason"));
     } else if (op == "timeoutSignal") {
       a.op = Op::TimeoutSignal;
       members({"id", "ms"});
@@ -400,7 +374,7 @@ class TraceReader {
         a.fulfill = false;
       else
         fail(child(p, "outcome"), "expected \"fulfill\" or \"reject\", got " + show(outcome));
-      if (j.contains("value")) a.value = read_value(j["value"], child(p, "value"), 0);
+      if (j.contains("value")) a.value = read_value(j["value"], child(p, "value"));
     } else if (op == "terminate") {
       a.op = Op::Terminate;
       members({});
@@ -430,16 +404,17 @@ class TraceReader {
     } else if (op == "taskSignalAny") {
       a.op = Op::TaskSignalAny;
       members({"id", "signals", "priority"});
-      const Json& signals = require(j, "signals", p);
+      const Node& signals = require(j, "signals", p);
       if (!signals.is_array()) fail(child(p, "signals"), "expected an array of signal ids");
       for (std::size_t i = 0; i < signals.size(); ++i) {
         std::string sp = child(child(p, "signals"), i);
-        if (!signals[i].is_string()) fail(sp, "expected a signal id, got " + type_name(signals[i]));
+        if (!signals[i].is_string())
+          fail(sp, "expected a signal id, got " + signals[i].type_name());
         a.signals.push_back(
-            check_reference(signals[i].get<std::string>(), sp, agent, kSignal, "a signal"));
+            check_reference(signals[i].as_string(), sp, agent, kSignal, "a signal"));
       }
       if (j.contains("priority")) {
-        const Json& pr = j["priority"];
+        const Node& pr = j["priority"];
         std::string pp = child(p, "priority");
         if (pr.is_object()) {
           check_members(pr, pp, {"signal"});
@@ -513,43 +488,44 @@ class TraceReader {
     return a;
   }
 
-  std::vector<Action> read_body(const Json& j, const std::string& p, const std::string& agent,
+  std::vector<Action> read_body(const Node& j, const std::string& p, const std::string& agent,
                                 std::size_t depth) {
-    if (!j.is_array()) fail(p, "a body is an array of actions, got " + type_name(j));
+    if (!j.is_array()) fail(p, "a body is an array of actions, got " + j.type_name());
     std::vector<Action> out;
     for (std::size_t i = 0; i < j.size(); ++i)
       out.push_back(read_action(j[i], child(p, i), agent, false, depth));
     return out;
   }
 
-  std::optional<Callback> read_callback(const Json& j, const std::string& p,
+  std::optional<Callback> read_callback(const Node& j, const std::string& p,
                                         const std::string& agent, std::size_t depth) {
     Callback cb;
     cb.pointer = child(p, "callback");
     if (!j.contains("callback")) return cb;  // I-14: an empty plain function
-    const Json& c = j["callback"];
+    const Node& c = j["callback"];
     if (!c.is_object())
-      fail(cb.pointer, "a callback is an object {\"body\"?, \"result\"?}, got " + type_name(c));
+      fail(cb.pointer, "a callback is an object {\"body\"?, \"result\"?}, got " + c.type_name());
     check_members(c, cb.pointer, {"body", "result"});
     // The result is read first so that ids defined in the body cannot shadow it; the body is read
     // in document order after the callback's own promise id was defined by the caller.
     if (c.contains("result")) {
       std::string rp = child(cb.pointer, "result");
-      const Json& r = c["result"];
+      const Node& r = c["result"];
       if (!r.is_object() || r.size() != 1)
         fail(rp, "a result is {\"return\": V}, {\"throw\": V} or {\"pending\": true}");
       if (r.contains("return")) {
         cb.result = Callback::Result::Return;
-        cb.value = read_value(r["return"], child(rp, "return"), 0);
+        cb.value = read_value(r["return"], child(rp, "return"));
       } else if (r.contains("throw")) {
         cb.result = Callback::Result::Throw;
-        cb.value = read_value(r["throw"], child(rp, "throw"), 0);
+        cb.value = read_value(r["throw"], child(rp, "throw"));
       } else if (r.contains("pending")) {
-        if (r["pending"] != true) fail(child(rp, "pending"), "expected true");
+        if (!(r["pending"].is_boolean() && r["pending"].as_boolean()))
+          fail(child(rp, "pending"), "expected true");
         cb.result = Callback::Result::Pending;
       } else {
-        fail(child(rp, r.begin().key()),
-             "unknown result \"" + r.begin().key() + "\" (return, throw, pending)");
+        fail(child(rp, r.members()[0].first),
+             "unknown result \"" + r.members()[0].first + "\" (return, throw, pending)");
       }
     }
     if (c.contains("body"))
@@ -559,15 +535,15 @@ class TraceReader {
     return cb;
   }
 
-  LockOptionsSpec read_lock_options(const Json& j, const std::string& p, const std::string& agent) {
-    if (!j.is_object()) fail(p, "options is an object, got " + type_name(j));
+  LockOptionsSpec read_lock_options(const Node& j, const std::string& p, const std::string& agent) {
+    if (!j.is_object()) fail(p, "options is an object, got " + j.type_name());
     check_members(j, p, {"mode", "ifAvailable", "steal", "signal"});
     LockOptionsSpec o;
     if (j.contains("mode")) {
-      const Json& m = j["mode"];
-      if (m == "exclusive")
+      const Node& m = j["mode"];
+      if (m.equals("exclusive"))
         o.mode = LockMode::Exclusive;
-      else if (m == "shared")
+      else if (m.equals("shared"))
         o.mode = LockMode::Shared;
       else
         fail(child(p, "mode"), "expected \"exclusive\" or \"shared\", got " + m.dump());
@@ -578,9 +554,9 @@ class TraceReader {
     return o;
   }
 
-  void read_post_task_options(Action& a, const Json& j, const std::string& p,
+  void read_post_task_options(Action& a, const Node& j, const std::string& p,
                               const std::string& agent) {
-    if (!j.is_object()) fail(p, "options is an object, got " + type_name(j));
+    if (!j.is_object()) fail(p, "options is an object, got " + j.type_name());
     check_members(j, p, {"priority", "signal", "delay"});
     if (j.contains("priority"))
       a.task_options.priority = get_priority(j["priority"], child(p, "priority"));
@@ -589,7 +565,7 @@ class TraceReader {
     if (j.contains("delay")) a.task_options.delay = get_ms(j, "delay", p, 9007199254740991ull);
   }
 
-  void define(Action& a, const Json& j, const std::string& p) {
+  void define(Action& a, const Node& j, const std::string& p) {
     a.id = get_id(j, "id", p);
     unsigned kinds = kinds_of(a);
     // A request or task whose callback result is pending can be settled; known before its body is
@@ -604,7 +580,7 @@ class TraceReader {
                                Error{it->second.pointer, ""}.path() + ")");
   }
 
-  std::string reference(const Json& j, const char* key, const std::string& p,
+  std::string reference(const Node& j, const char* key, const std::string& p,
                         const std::string& agent, unsigned kinds, const std::string& what) {
     std::string id = get_string(j, key, p, true, limits_.max_id_bytes);
     return check_reference(id, child(p, key), agent, kinds, what);
@@ -628,7 +604,7 @@ class TraceReader {
   }
 
   // Extension `readings` (docs/interpretations.md): which reading of an ambiguous step to follow.
-  void read_readings(const Json& j) {
+  void read_readings(const Node& j) {
     if (!j.is_object())
       fail("/readings", "expected an object such as {\"released-promise\": \"note\"}");
     check_members(j, "/readings", {"released-promise", "stale-removal", "closed-window-jobs"});
@@ -644,7 +620,7 @@ class TraceReader {
 
   // One member of `readings`, if present: the reading of the two whose name (trace.h) it gives.
   template <class Reading>
-  void read_reading(const Json& j, const char* key, const Reading (&both)[2],
+  void read_reading(const Node& j, const char* key, const Reading (&both)[2],
                     const char* (*name)(Reading), Reading& reading) {
     if (!j.contains(key)) return;
     const std::string given = get_string(j, key, "/readings", true);
@@ -657,13 +633,13 @@ class TraceReader {
                                       name(both[1]) + "\", got \"" + given + "\"");
   }
 
-  void read_schedule(const Json& j) {
+  void read_schedule(const Node& j) {
     if (!j.is_array())
       fail("/schedule", "expected an array of choices such as \"locks\", \"loop:A\"");
     for (std::size_t i = 0; i < j.size(); ++i) {
       std::string p = child("/schedule", i);
-      if (!j[i].is_string()) fail(p, "a choice is a string, got " + type_name(j[i]));
-      const std::string pin = j[i].get<std::string>();
+      if (!j[i].is_string()) fail(p, "a choice is a string, got " + j[i].type_name());
+      const std::string pin = j[i].as_string();
       // I-26: "early:<choice>" runs that unit before the next step instead of at a choice point.
       const std::string c(pins::unit_of(pin));
       bool ok = false;
@@ -691,115 +667,33 @@ class TraceReader {
   }
 };
 
-std::string line_and_column(const std::string& text, std::size_t byte) {
-  std::size_t line = 1, col = 1;
-  for (std::size_t i = 0; i < byte && i < text.size(); ++i) {
-    if (text[i] == '\n') {
-      ++line;
-      col = 1;
-    } else {
-      ++col;
-    }
-  }
-  return "line " + std::to_string(line) + ", column " + std::to_string(col);
+// The JSON nesting a trace may have: its bodies and values up to max_depth each, and the few
+// levels of a step around them.
+detail::ParseLimits parse_limits(const ReadLimits& limits) {
+  return {limits.max_depth * 2 + 8, std::max(limits.max_string_bytes, kDescriptionBytes)};
 }
 
-}  // namespace
-
-Result<Json> parse_json(const std::string& text, std::size_t max_depth);
-
-namespace {
-
-// A first pass that checks nesting without building anything, so that a hostile document is
-// refused before a deep tree exists (the callback form of nlohmann's parser is quadratic on
-// large arrays, hence a SAX pass of our own).
-class DepthCheck : public nlohmann::json_sax<Json> {
- public:
-  explicit DepthCheck(std::size_t limit) : limit_(limit) {}
-  bool too_deep = false;
-  std::size_t error_byte = 0;
-  std::string error;
-
-  bool null() override { return true; }
-  bool boolean(bool) override { return true; }
-  bool number_integer(number_integer_t) override { return true; }
-  bool number_unsigned(number_unsigned_t) override { return true; }
-  bool number_float(number_float_t, const string_t&) override { return true; }
-  bool string(string_t&) override { return true; }
-  bool binary(binary_t&) override { return true; }
-  bool start_object(std::size_t) override { return enter(); }
-  bool key(string_t&) override { return true; }
-  bool end_object() override { return leave(); }
-  bool start_array(std::size_t) override { return enter(); }
-  bool end_array() override { return leave(); }
-  bool parse_error(std::size_t position, const std::string&,
-                   const nlohmann::detail::exception& e) override {
-    error_byte = position;
-    error = e.what();
-    return false;
-  }
-
- private:
-  bool enter() {
-    if (++depth_ > limit_) too_deep = true;
-    return !too_deep;
-  }
-  bool leave() {
-    --depth_;
-    return true;
-  }
-  std::size_t limit_;
-  std::size_t depth_ = 0;
-};
-
-}  // namespace
-
-Result<Json> parse_json(const std::string& text, std::size_t max_depth) {
-  const std::size_t depth_limit = max_depth * 2 + 8;
-  DepthCheck check(depth_limit);
-  if (!Json::sax_parse(text, &check)) {
-    if (check.too_deep)
-      return Error{"", "JSON nested deeper than " + std::to_string(depth_limit) + " levels"};
-    auto pos = check.error.find("parse error");
-    return Error{"", "malformed JSON at " +
-                         line_and_column(text, check.error_byte > 0 ? check.error_byte - 1 : 0) +
-                         ": " + (pos == std::string::npos ? check.error : check.error.substr(pos))};
-  }
+Result<Trace> read_trace_from(detail::ByteSource& source, const ReadLimits& limits) {
+  TraceReader reader(limits);
+  if (auto error = detail::parse_document(source, parse_limits(limits), "a trace", "steps", reader))
+    return *error;
   try {
-    return Json::parse(text);
-  } catch (const Json::parse_error& e) {
-    return Error{"", std::string("malformed JSON: ") + e.what()};
+    return reader.finish();
+  } catch (const detail::ReadFailure& f) {
+    return f.error;
   }
 }
 
-Result<std::string> read_text_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Error{"", path + ": cannot open the file"};
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  if (in.bad()) return Error{"", path + ": read error"};
-  return ss.str();
-}
+}  // namespace
 
 Result<Trace> read_trace(const std::string& text, const ReadLimits& limits) {
-  if (text.size() > limits.max_document_bytes)
-    return Error{"", "document of " + std::to_string(text.size()) + " bytes exceeds the limit of " +
-                         std::to_string(limits.max_document_bytes)};
-  auto doc = parse_json(text, limits.max_depth);
-  if (!doc) return doc.error();
-  try {
-    return TraceReader(limits).read(doc.value());
-  } catch (const Failure& f) {
-    return f.error;
-  } catch (const std::exception& e) {  // a JSON type error we did not foresee: still a value
-    return Error{"", std::string("unexpected input: ") + e.what()};
-  }
+  return read_trace_from(*detail::ByteSource::of_text(text, limits.max_document_bytes), limits);
 }
 
 Result<Trace> read_trace_file(const std::string& path, const ReadLimits& limits) {
-  auto text = read_text_file(path);
-  if (!text) return text.error();
-  return read_trace(text.value(), limits);
+  auto source = detail::ByteSource::open(path, limits.max_document_bytes);
+  if (!source) return source.error();
+  return read_trace_from(*source.value(), limits);
 }
 
 }  // namespace lockstep

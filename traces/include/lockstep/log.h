@@ -22,6 +22,9 @@ struct Event {
 
 struct Log {
   std::vector<Event> events;
+  // Extension: the implementation that logged this may lose events of an agent that was
+  // terminated or unloaded (`check --partial`); check reads the log so whatever it is told.
+  bool partial = false;
 };
 
 }  // namespace lockstep

@@ -1,5 +1,7 @@
 // Reading and writing traces and logs as JSON. Every read error names the JSON pointer where the
-// problem is; nothing is defaulted silently and nothing throws past these functions.
+// problem is; nothing is defaulted silently and nothing throws past these functions. Files are
+// parsed as they are read, within the limits (traces/README.md, "Limits"); the path "-" reads
+// standard input. An Error does not repeat the file's name: the caller knows it.
 #pragma once
 
 #include <string>
@@ -24,14 +26,14 @@ Result<Trace> read_trace(const std::string& json_text, const ReadLimits& limits 
 Result<Trace> read_trace_file(const std::string& path, const ReadLimits& limits = {});
 std::string write_trace(const Trace& trace);
 
-Result<Log> read_log(const std::string& json_text);
-Result<Log> read_log_file(const std::string& path);
+Result<Log> read_log(const std::string& json_text, const ReadLimits& limits = {});
+Result<Log> read_log_file(const std::string& path, const ReadLimits& limits = {});
 std::string write_log(const Log& log);  // one event a line
 
 // JSON text of a value, as traces and logs write it.
 std::string write_value(const Value& value);
 
-// Reads a whole file; an Error names the file when it cannot be read.
-Result<std::string> read_text_file(const std::string& path);
+// Reads a whole file ("-": standard input) of at most `max_bytes`; an Error says why it could not.
+Result<std::string> read_text_file(const std::string& path, std::size_t max_bytes = 16u << 20);
 
 }  // namespace lockstep

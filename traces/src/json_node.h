@@ -1,0 +1,101 @@
+// A JSON value as the strict reader (json_stream.h) hands it to the trace and log readers: an
+// integer keeps its exact value apart from its double, so that "1.0", "1e0" or 2^64 is never
+// taken for a whole number; an object keeps its members in document order, duplicates having
+// been refused while parsing. Only small subtrees exist at a time (a step, an event, a top-level
+// member), so the shape favours simple access over size. Private to the traces library.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "lockstep/error.h"
+#include "lockstep/value.h"
+
+namespace lockstep::detail {
+
+class Node {
+ public:
+  enum class Kind : std::uint8_t { Null, Boolean, Integer, Float, String, Array, Object };
+  using Member = std::pair<std::string, Node>;
+
+  Node() = default;
+  explicit Node(Kind kind) : kind_(kind) {}
+  static Node boolean(bool b);
+  static Node integer(std::int64_t i);
+  static Node unsigned_integer(std::uint64_t u);
+  static Node floating(double d, std::string text);  // `text`: as written, for messages
+  static Node string(std::string s);
+
+  Kind kind() const { return kind_; }
+  bool is_null() const { return kind_ == Kind::Null; }
+  bool is_boolean() const { return kind_ == Kind::Boolean; }
+  bool is_integer() const {
+    return kind_ == Kind::Integer;
+  }  // written without fraction or exponent
+  bool is_number() const { return kind_ == Kind::Integer || kind_ == Kind::Float; }
+  bool is_string() const { return kind_ == Kind::String; }
+  bool is_array() const { return kind_ == Kind::Array; }
+  bool is_object() const { return kind_ == Kind::Object; }
+
+  bool as_boolean() const { return boolean_; }
+  double as_double() const { return number_; }
+  const std::string& as_string() const { return text_; }
+  // The exact value of an Integer within [min, max]; nothing for any other node or value.
+  std::optional<std::int64_t> exact_integer(std::int64_t min, std::int64_t max) const;
+  std::optional<std::uint64_t> exact_unsigned(std::uint64_t max) const;
+
+  const std::vector<Node>& items() const { return items_; }
+  const std::vector<Member>& members() const { return members_; }
+  std::size_t size() const { return kind_ == Kind::Array ? items_.size() : members_.size(); }
+  const Node* find(std::string_view key) const;
+  bool contains(std::string_view key) const { return find(key) != nullptr; }
+  // The member or item, or a null node when there is none (callers test `contains` first).
+  const Node& operator[](std::string_view key) const;
+  const Node& operator[](std::size_t index) const;
+  bool equals(std::string_view s) const { return kind_ == Kind::String && text_ == s; }
+
+  void add_item(Node&& item) { items_.push_back(std::move(item)); }
+  void add_member(std::string&& key, Node&& value) {
+    members_.emplace_back(std::move(key), std::move(value));
+  }
+
+  // "a string", "an array", ... for messages.
+  std::string type_name() const;
+  // Compact JSON of the node, cut after about `max_chars`, for messages.
+  std::string dump(std::size_t max_chars = 80) const;
+
+ private:
+  void dump_to(std::string& out, std::size_t max_chars) const;
+
+  Kind kind_ = Kind::Null;
+  bool boolean_ = false;
+  bool negative_ = false;        // Integer: the sign; the magnitude is `magnitude_`
+  std::uint64_t magnitude_ = 0;  // Integer
+  double number_ = 0;            // Integer and Float, as JavaScript would read it
+  std::string text_;             // String; a Float as written
+  std::vector<Node> items_;      // Array
+  std::vector<Member> members_;  // Object, in document order
+};
+
+// A refusal found while converting nodes: thrown by `fail`, caught by the reader's sink, which
+// stops the parse with it (json_stream.h).
+struct ReadFailure {
+  Error error;
+};
+[[noreturn]] void fail(const std::string& pointer, const std::string& message);
+
+// RFC 6901: `pointer` + "/" + the key with "~" and "/" escaped.
+std::string child(const std::string& pointer, std::string_view key);
+std::string child(const std::string& pointer, std::size_t index);
+
+// A value of a trace or a log (traces/README.md): any JSON, with {"DOMException": "<name>"} for a
+// DOMException. Strings longer than `max_string_bytes`, nesting deeper than `max_depth` and
+// numbers JavaScript cannot hold are refused at their pointer.
+Value value_of(const Node& node, const std::string& pointer, std::size_t max_string_bytes,
+               std::size_t max_depth, std::size_t depth = 0);
+
+}  // namespace lockstep::detail
