@@ -143,7 +143,7 @@ int corpus_command(const CorpusArgs& args) {
         for (const auto& [id, n] : outcome.result().steps_hit) hit[id] += n;
         auto expected = read_log_file(expected_path);
         if (!expected)
-          problem = expected.error().to_string();
+          problem = expected_path + ": " + expected.error().to_string();
         else if (auto diff = first_difference(expected.value(), outcome.result().log))
           problem = *diff;
       }

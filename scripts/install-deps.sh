@@ -7,7 +7,7 @@
 set -euo pipefail
 packages=(
   build-essential cmake ninja-build clang-format python3 python3-jsonschema
-  nlohmann-json3-dev libcli11-dev
+  nlohmann-json3-dev rapidjson-dev libcli11-dev
   libgtest-dev libgmock-dev librapidcheck-dev libbenchmark-dev
 )
 for_tests=false

@@ -58,6 +58,20 @@ class Node {
   const Node& operator[](std::size_t index) const;
   bool equals(std::string_view s) const { return kind_ == Kind::String && text_ == s; }
 
+  // Empty, of `kind`, keeping the room its items and members had.
+  void reset(Kind kind) {
+    kind_ = kind;
+    boolean_ = negative_ = false;
+    magnitude_ = 0;
+    number_ = 0;
+    text_.clear();
+    items_.clear();
+    members_.clear();
+  }
+  // For a reader that consumes the node: its members to move from, its string moved out.
+  std::vector<Member>& mutable_members() { return members_; }
+  std::string take_string() { return std::move(text_); }
+
   void add_item(Node&& item) { items_.push_back(std::move(item)); }
   void add_member(std::string&& key, Node&& value) {
     members_.emplace_back(std::move(key), std::move(value));

@@ -1,13 +1,17 @@
 #include "json_stream.h"
 
 #include <fcntl.h>
+#include <rapidjson/error/en.h>
+#include <rapidjson/reader.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <charconv>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
-#include <nlohmann/json.hpp>
 #include <unordered_set>
 #include <vector>
 
@@ -34,11 +38,13 @@ Result<std::unique_ptr<ByteSource>> ByteSource::open(const std::string& path,
     if (fd < 0) return Error{"", std::string("cannot open the file: ") + std::strerror(errno)};
   }
   struct stat st {};
-  if (::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+  const bool known = ::fstat(fd, &st) == 0;
+  if (known && S_ISDIR(st.st_mode)) {
     if (!is_stdin) ::close(fd);
     return Error{"", "is a folder, not a file"};
   }
   std::unique_ptr<ByteSource> source(new ByteSource(fd, !is_stdin, max_bytes));
+  if (known && S_ISREG(st.st_mode)) source->size_hint_ = static_cast<std::size_t>(st.st_size);
   source->buffer_ = std::make_unique<char[]>(kChunkBytes);
   return source;
 }
@@ -49,13 +55,22 @@ std::unique_ptr<ByteSource> ByteSource::of_text(std::string_view text, std::size
   // Text over the limit is refused whole: the parser sees nothing and the limit is reported.
   source->over_limit_ = text.size() > max_bytes;
   source->size_ = source->over_limit_ ? 0 : text.size();
-  source->total_ = source->size_;
-  source->stop_at_nul(0);
+  source->size_hint_ = source->size_;
+  source->stop_at_nul();
   return source;
 }
 
 bool ByteSource::refill() {
   if (fd_ < 0 || done_ || over_limit_) return false;
+  // The chunk read is done with: its newlines count for the places of errors after it.
+  if (size_ > 0) {
+    lines_before_ += static_cast<std::size_t>(std::count(data_, data_ + size_, '\n'));
+    if (const void* last = memrchr(data_, '\n', size_))
+      line_start_ =
+          chunk_offset_ + static_cast<std::size_t>(static_cast<const char*>(last) - data_) + 1;
+  }
+  chunk_offset_ += size_;
+  at_ = size_ = 0;
   ssize_t n;
   do n = ::read(fd_, buffer_.get(), kChunkBytes);
   while (n < 0 && errno == EINTR);
@@ -65,40 +80,118 @@ bool ByteSource::refill() {
     return false;
   }
   std::size_t got = static_cast<std::size_t>(n);
-  if (got > max_bytes_ - total_) {  // past the limit: keep what fits, read no more
-    got = max_bytes_ - total_;
+  if (got > max_bytes_ - chunk_offset_) {  // past the limit: keep what fits, read no more
+    got = max_bytes_ - chunk_offset_;
     over_limit_ = true;
   }
   data_ = buffer_.get();
-  at_ = 0;
   size_ = got;
-  total_ += got;
-  stop_at_nul(total_ - got);
+  stop_at_nul();
   return size_ > 0;
 }
 
-// nlohmann's lexer takes a NUL byte for the end of the input and would accept a document that
-// goes on after one: the bytes end there, and the parse is refused.
-void ByteSource::stop_at_nul(std::size_t offset_of_data) {
+// A NUL byte is where both JSON libraries' streams end: a document that went on after one would
+// be accepted with the rest unread. The bytes end there, and the parse is refused.
+void ByteSource::stop_at_nul() {
   const void* nul = std::memchr(data_, 0, size_);
   if (!nul) return;
   size_ = static_cast<std::size_t>(static_cast<const char*>(nul) - data_);
-  nul_offset_ = offset_of_data + size_;
+  nul_offset_ = chunk_offset_ + size_;
   done_ = true;
+}
+
+std::string ByteSource::place(std::size_t offset) const {
+  std::size_t line = lines_before_ + 1, start = line_start_;
+  const std::size_t end = offset < chunk_offset_ ? 0 : std::min(offset - chunk_offset_, size_);
+  for (std::size_t i = 0; i < end; ++i)
+    if (data_[i] == '\n') {
+      ++line;
+      start = chunk_offset_ + i + 1;
+    }
+  return "line " + std::to_string(line) + ", column " +
+         std::to_string(offset >= start ? offset - start + 1 : 1);
 }
 
 namespace {
 
-using nlohmann::json;
+// RapidJSON's message for an error code, as a clause: "missing a comma or ']' after an array
+// element".
+std::string clause(rapidjson::ParseErrorCode code) {
+  std::string text = rapidjson::GetParseError_En(code);
+  if (!text.empty() && text.back() == '.') text.pop_back();
+  if (!text.empty()) text[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(text[0])));
+  return text;
+}
 
-// nlohmann's message without its exception id: "at line 3, column 5: syntax error while ...";
-// a message that has no place of its own (a number too large) gets the byte offset.
-std::string malformed(std::size_t byte, const nlohmann::detail::exception& e) {
-  std::string what = e.what();
-  if (what.rfind("[json.exception.", 0) == 0 && what.find("] ") != std::string::npos)
-    what = what.substr(what.find("] ") + 2);
-  if (what.rfind("parse error ", 0) == 0) return "malformed JSON " + what.substr(12);
-  return "malformed JSON at byte " + std::to_string(byte) + ": " + what;
+// A JSON number as written: an integer literal (no fraction, no exponent) that fits 64 bits keeps
+// its exact value; anything else is read as JavaScript reads it, to the nearest double.
+std::optional<Node> number_of(std::string_view text) {
+  const bool integer = text.find_first_of(".eE") == std::string_view::npos;
+  if (integer) {
+    const char* end = text.data() + text.size();
+    if (text[0] == '-') {
+      std::int64_t i;
+      if (auto r = std::from_chars(text.data(), end, i); r.ec == std::errc() && r.ptr == end)
+        return Node::integer(i);
+    } else {
+      std::uint64_t u;
+      if (auto r = std::from_chars(text.data(), end, u); r.ec == std::errc() && r.ptr == end)
+        return Node::unsigned_integer(u);
+    }
+  }
+  const std::string copy(text);  // strtod wants an end; the C locale reads '.' as the point
+  errno = 0;
+  const double d = std::strtod(copy.c_str(), nullptr);
+  if (!std::isfinite(d)) return std::nullopt;  // RapidJSON refuses most before; 2^1024 gets here
+  return Node::floating(d, copy);
+}
+
+// RFC 3629 UTF-8: no overlong forms, no surrogates, nothing past U+10FFFF. Strings are checked
+// here rather than by RapidJSON's kParseValidateEncodingFlag, which decodes every character
+// through the stream: ASCII, nearly all of what traces and logs hold, is checked eight bytes at a
+// time.
+bool valid_utf8(const char* text, std::size_t length) {
+  const auto* s = reinterpret_cast<const unsigned char*>(text);
+  std::size_t i = 0;
+  while (i < length) {
+    if (i + 8 <= length) {
+      std::uint64_t word;
+      std::memcpy(&word, s + i, 8);
+      if ((word & 0x8080808080808080ull) == 0) {
+        i += 8;
+        continue;
+      }
+    }
+    const unsigned char c = s[i];
+    if (c < 0x80) {
+      ++i;
+      continue;
+    }
+    std::size_t extra;
+    std::uint32_t code;
+    if (c >= 0xC2 && c <= 0xDF) {
+      extra = 1;
+      code = c & 0x1F;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+      extra = 2;
+      code = c & 0x0F;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+      extra = 3;
+      code = c & 0x07;
+    } else {
+      return false;
+    }
+    if (i + extra >= length) return false;  // cut short
+    for (std::size_t k = 1; k <= extra; ++k) {
+      if ((s[i + k] & 0xC0) != 0x80) return false;
+      code = (code << 6) | (s[i + k] & 0x3F);
+    }
+    if ((extra == 2 && (code < 0x800 || (code >= 0xD800 && code <= 0xDFFF))) ||
+        (extra == 3 && (code < 0x10000 || code > 0x10FFFF)))
+      return false;
+    i += extra + 1;
+  }
+  return true;
 }
 
 // One container under construction. The root object and the streamed array build nothing: their
@@ -114,47 +207,54 @@ struct Frame {
   bool is_object() const { return root || node.is_object(); }
 };
 
-// The SAX handler (nlohmann's interface, resolved at compile time: no virtual calls).
+// The SAX handler (RapidJSON's, resolved at compile time: no virtual calls). Numbers come as
+// their text (kParseNumbersAsStringsFlag), so that integers stay exact.
 class Handler {
  public:
+  using Ch = char;
+  static constexpr const char* kNotUtf8 = "a string that is not valid UTF-8";
   Handler(const ParseLimits& limits, const std::string& what, std::string_view streamed,
           DocumentSink& sink)
       : limits_(limits), what_(what), streamed_(streamed), sink_(sink) {}
 
   std::optional<Error> error;
-  bool started = false;  // a value or container began
   bool root_closed = false;
 
-  bool null() { return scalar(Node()); }
-  bool boolean(bool b) { return scalar(Node::boolean(b)); }
-  bool number_integer(json::number_integer_t i) { return scalar(Node::integer(i)); }
-  bool number_unsigned(json::number_unsigned_t u) { return scalar(Node::unsigned_integer(u)); }
-  bool number_float(json::number_float_t d, const json::string_t& text) {
-    if (!std::isfinite(d))
-      return refuse("the number " + text.substr(0, 40) + " is out of range of a double");
-    return scalar(Node::floating(d, text));
+  bool Null() { return scalar(Node()); }
+  bool Bool(bool b) { return scalar(Node::boolean(b)); }
+  bool RawNumber(const Ch* text, rapidjson::SizeType length, bool) {
+    auto n = number_of(std::string_view(text, length));
+    if (!n)
+      return refuse("the number " + std::string(text, std::min<std::size_t>(length, 40)) +
+                    " is out of range of a double");
+    return scalar(std::move(*n));
   }
-  bool string(json::string_t& s) {
-    if (s.size() > limits_.max_string_bytes) return refuse(too_long(s.size()));
-    return scalar(Node::string(std::move(s)));
+  // Never called under kParseNumbersAsStringsFlag; the reader's interface needs them.
+  bool Int(int i) { return scalar(Node::integer(i)); }
+  bool Uint(unsigned u) { return scalar(Node::unsigned_integer(u)); }
+  bool Int64(std::int64_t i) { return scalar(Node::integer(i)); }
+  bool Uint64(std::uint64_t u) { return scalar(Node::unsigned_integer(u)); }
+  bool Double(double d) { return scalar(Node::floating(d, std::to_string(d))); }
+  bool String(const Ch* text, rapidjson::SizeType length, bool) {
+    if (length > limits_.max_string_bytes) return refuse(too_long(length));
+    if (!valid_utf8(text, length)) return refuse(kNotUtf8);
+    return scalar(Node::string(std::string(text, length)));
   }
-  bool binary(json::binary_t&) { return refuse("binary data is not JSON"); }
-  bool start_object(std::size_t) { return open(Node::Kind::Object); }
-  bool start_array(std::size_t) { return open(Node::Kind::Array); }
-  bool end_object() { return close(); }
-  bool end_array() { return close(); }
+  bool StartObject() { return open(Node::Kind::Object); }
+  bool StartArray() { return open(Node::Kind::Array); }
+  bool EndObject(rapidjson::SizeType) { return close(); }
+  bool EndArray(rapidjson::SizeType) { return close(); }
 
-  bool key(json::string_t& k) {
-    Frame& f = frames_.back();
-    f.key = std::move(k);
-    if (f.key.size() > limits_.max_string_bytes) return refuse(too_long(f.key.size()));
+  bool Key(const Ch* text, rapidjson::SizeType length, bool) {
+    Frame& f = frames_[depth_ - 1];
+    if (length > limits_.max_string_bytes) {
+      f.key.clear();
+      return refuse(too_long(length));
+    }
+    f.key.assign(text, length);
+    if (!valid_utf8(text, length)) return refuse(kNotUtf8);
     if (is_duplicate(f)) return refuse("duplicate member \"" + f.key.substr(0, 40) + "\"");
     return true;
-  }
-
-  bool parse_error(std::size_t byte, const std::string&, const nlohmann::detail::exception& e) {
-    if (!error) error = Error{"", malformed(byte, e)};
-    return false;
   }
 
  private:
@@ -166,7 +266,8 @@ class Handler {
   // The pointer of what is being read: each open container's current member or item.
   std::string pointer() const {
     std::string p;
-    for (const Frame& f : frames_) p = f.is_object() ? child(p, f.key) : child(p, f.index);
+    for (std::size_t d = 0; d < depth_; ++d)
+      p = frames_[d].is_object() ? child(p, frames_[d].key) : child(p, frames_[d].index);
     return p;
   }
 
@@ -191,37 +292,42 @@ class Handler {
     return !f.keys->insert(f.key).second;
   }
 
+  // Frames are reused in place, depth by depth: an object at the depth of a trace's steps or a
+  // log's events keeps the room its members took in the one before.
   bool open(Node::Kind kind) {
-    started = true;
-    if (frames_.empty()) {
-      if (kind != Node::Kind::Object) return not_an_object("an array");
-      frames_.emplace_back().root = true;
-      return true;
-    }
-    if (frames_.size() >= limits_.max_depth)
+    if (depth_ >= limits_.max_depth)
       return refuse("JSON nested deeper than " + std::to_string(limits_.max_depth) + " levels");
-    const Frame& parent = frames_.back();
-    Frame f;
-    f.streamed = kind == Node::Kind::Array && parent.root && parent.key == streamed_;
-    if (!f.streamed) f.node = Node(kind);
-    frames_.push_back(std::move(f));
+    if (depth_ == 0 && kind != Node::Kind::Object) return not_an_object("an array");
+    if (depth_ == frames_.size()) frames_.emplace_back();
+    const Frame* parent = depth_ > 0 ? &frames_[depth_ - 1] : nullptr;
+    Frame& f = frames_[depth_];
+    f.key.clear();
+    f.index = 0;
+    f.keys.reset();
+    f.root = parent == nullptr;
+    f.streamed = kind == Node::Kind::Array && parent && parent->root && parent->key == streamed_;
+    f.node.reset(f.root || f.streamed ? Node::Kind::Null : kind);
+    root_opened_ = true;
+    ++depth_;
     return true;
   }
 
   bool close() {
-    Frame f = std::move(frames_.back());
-    frames_.pop_back();
+    Frame& f = frames_[--depth_];
     if (f.root) {
       root_closed = true;
       return true;
     }
-    return deliver(f.streamed ? Node(Node::Kind::Array) : std::move(f.node));
+    if (f.streamed) {
+      Node empty(Node::Kind::Array);
+      return deliver(empty);
+    }
+    return deliver(f.node);
   }
 
   bool scalar(Node&& n) {
-    started = true;
-    if (frames_.empty()) return not_an_object(n.type_name());
-    return deliver(std::move(n));
+    if (depth_ == 0) return not_an_object(n.type_name());
+    return deliver(n);
   }
 
   bool not_an_object(const std::string& got) {
@@ -229,13 +335,15 @@ class Handler {
     return false;
   }
 
-  bool deliver(Node&& n) {
-    Frame& parent = frames_.back();
+  // Hands a complete value to its container, or to the sink: a streamed item by reference, so
+  // that its frame keeps its room for the next one.
+  bool deliver(Node& n) {
+    Frame& parent = frames_[depth_ - 1];
     try {
       if (parent.root) {
         sink_.member(parent.key, std::move(n));
       } else if (parent.streamed) {
-        sink_.item(parent.index, child(child("", frames_[0].key), parent.index), std::move(n));
+        sink_.item(parent.index, n);
         ++parent.index;
       } else if (parent.node.is_array()) {
         parent.node.add_item(std::move(n));
@@ -254,7 +362,9 @@ class Handler {
   const std::string& what_;
   std::string_view streamed_;
   DocumentSink& sink_;
-  std::vector<Frame> frames_;
+  std::vector<Frame> frames_;  // frames_[0, depth_) are open
+  std::size_t depth_ = 0;
+  bool root_opened_ = false;
 };
 
 }  // namespace
@@ -263,7 +373,11 @@ std::optional<Error> parse_document(ByteSource& source, const ParseLimits& limit
                                     const std::string& what, std::string_view streamed,
                                     DocumentSink& sink) {
   Handler handler(limits, what, streamed, sink);
-  const bool parsed = json::sax_parse(source.begin(), source.end(), &handler);
+  rapidjson::Reader reader;
+  // Iterative: no recursion however deep the document (the handler stops it at the limit).
+  constexpr unsigned kFlags =
+      rapidjson::kParseIterativeFlag | rapidjson::kParseNumbersAsStringsFlag;
+  const rapidjson::ParseResult result = reader.Parse<kFlags>(source, handler);
   // The reasons the bytes stopped come first: what the parser made of a cut document is moot.
   if (source.over_limit())
     return Error{"",
@@ -271,16 +385,16 @@ std::optional<Error> parse_document(ByteSource& source, const ParseLimits& limit
   if (source.read_error())
     return Error{"", std::string("read error: ") + std::strerror(source.read_error())};
   if (source.nul_offset())
-    return Error{"", "malformed JSON at byte " + std::to_string(*source.nul_offset()) +
+    return Error{"", "malformed JSON at " + source.place(*source.nul_offset()) +
                          ": a NUL byte, which JSON text never has"};
-  if (handler.error) {
-    // Nothing but blanks: say so rather than what the parser expected next.
-    if (!handler.started &&
-        handler.error->message.find("unexpected end of input") != std::string::npos)
+  if (handler.error) return handler.error;
+  if (result.IsError()) {
+    if (result.Code() == rapidjson::kParseErrorDocumentEmpty)
       return Error{"", "empty document: expected " + what + ", a JSON object"};
-    return handler.error;
+    return Error{
+        "", "malformed JSON at " + source.place(result.Offset()) + ": " + clause(result.Code())};
   }
-  if (!parsed || !handler.root_closed) return Error{"", "malformed JSON"};
+  if (!handler.root_closed) return Error{"", "malformed JSON"};
   return std::nullopt;
 }
 

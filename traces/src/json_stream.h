@@ -1,5 +1,6 @@
 // The strict streaming JSON reader behind every document lockstep reads (traces, logs, targets
-// files): bytes are read in chunks and parsed as they come (nlohmann's SAX interface), so the
+// files): bytes are read in chunks and parsed as they come (RapidJSON's SAX reader, which parses
+// several times faster than nlohmann's: docs/performance.md, "Reading"), so the
 // size limit holds while reading and no tree of the whole document is ever built. The top-level
 // object's members are handed to a sink as each completes, and the items of one array member (a
 // trace's steps, a log's events) one by one, so that a reader converts them into its own types
@@ -18,10 +19,13 @@
 
 namespace lockstep::detail {
 
-// Where a document's bytes come from: a file, standard input ("-"), or text in memory. Reads at
-// most `max_bytes`; more is an error, found without reading past the limit.
+// Where a document's bytes come from: a file, standard input ("-"), or text in memory, read in
+// chunks. Reads at most `max_bytes`: more is an error, found without reading past the limit. The
+// parser reads it as a RapidJSON input stream (Peek, Take, Tell; "\0" at the end).
 class ByteSource {
  public:
+  using Ch = char;
+
   // A file, or standard input for "-"; an Error says why it cannot be read (no such file, a
   // folder, no permission).
   static Result<std::unique_ptr<ByteSource>> open(const std::string& path, std::size_t max_bytes);
@@ -30,26 +34,24 @@ class ByteSource {
   ByteSource(const ByteSource&) = delete;
   ByteSource& operator=(const ByteSource&) = delete;
 
-  // The input iterator the parser reads through; the end iterator has no source.
-  struct Iterator {
-    using iterator_category = std::input_iterator_tag;
-    using value_type = char;
-    using difference_type = std::ptrdiff_t;
-    using pointer = const char*;
-    using reference = const char&;
-    ByteSource* source = nullptr;
-    const char& operator*() const { return source->data_[source->at_]; }
-    Iterator& operator++() {
-      ++source->at_;
-      return *this;
-    }
-    bool at_end() const { return source == nullptr || !source->has_byte(); }
-    friend bool operator==(const Iterator& a, const Iterator& b) {
-      return a.at_end() == b.at_end();
-    }
-  };
-  Iterator begin() { return Iterator{this}; }
-  Iterator end() { return Iterator{}; }
+  Ch Peek() { return at_ < size_ || refill() ? data_[at_] : '\0'; }
+  Ch Take() {
+    const Ch c = Peek();
+    if (at_ < size_) ++at_;
+    return c;
+  }
+  std::size_t Tell() const { return chunk_offset_ + at_; }
+  // Writing is never asked of an input stream parsed without kParseInsituFlag.
+  Ch* PutBegin() { return nullptr; }
+  void Put(Ch) {}
+  void Flush() {}
+  std::size_t PutEnd(Ch*) { return 0; }
+
+  // "line L, column C" of a byte offset in the chunk being read (where a parse error is found).
+  std::string place(std::size_t offset) const;
+
+  // The document's size when known before reading it (a regular file, or text), else 0.
+  std::size_t size_hint() const { return size_hint_; }
 
   bool over_limit() const { return over_limit_; }
   std::size_t max_bytes() const { return max_bytes_; }
@@ -60,9 +62,8 @@ class ByteSource {
 
  private:
   ByteSource(int fd, bool owns_fd, std::size_t max_bytes);
-  bool has_byte() { return at_ < size_ || refill(); }
   bool refill();
-  void stop_at_nul(std::size_t offset_of_data);
+  void stop_at_nul();
 
   int fd_ = -1;
   bool owns_fd_ = false;
@@ -70,7 +71,10 @@ class ByteSource {
   std::unique_ptr<char[]> buffer_;
   const char* data_ = nullptr;
   std::size_t at_ = 0, size_ = 0;
-  std::size_t total_ = 0;  // bytes taken so far
+  std::size_t chunk_offset_ = 0;  // of data_[0] in the document
+  std::size_t lines_before_ = 0;  // newlines in the chunks before this one
+  std::size_t line_start_ = 0;    // offset just after the last of them
+  std::size_t size_hint_ = 0;
   bool over_limit_ = false;
   bool done_ = false;
   int read_error_ = 0;
@@ -89,8 +93,8 @@ class DocumentSink {
   // A member of the top-level object, complete (the streamed member: an empty array, after its
   // items went to `item`).
   virtual void member(const std::string& key, Node&& value) = 0;
-  // An item of the streamed member's array, at `pointer`.
-  virtual void item(std::size_t index, const std::string& pointer, Node&& value) = 0;
+  // Item `index` of the streamed member's array; the sink may move from it.
+  virtual void item(std::size_t index, Node& value) = 0;
 };
 
 // Parses one JSON document whose root must be an object (`what` names it in the error, e.g. "a

@@ -117,9 +117,9 @@ class TraceReader : public DocumentSink {
   }
 
   // A step, as soon as it is parsed; kept as JSON only while the agents are still to come.
-  void item(std::size_t, const std::string& pointer, Node&& value) override {
+  void item(std::size_t index, Node& value) override {
     if (seen_agents_)
-      trace_.steps.push_back(read_top_level(value, pointer));
+      trace_.steps.push_back(read_top_level(value, child("/steps", index)));
     else
       waiting_steps_.push_back(std::move(value));
   }
