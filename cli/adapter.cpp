@@ -7,7 +7,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <cstdlib>
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -15,12 +16,16 @@
 #include <tuple>
 #include <vector>
 
+#include "command_words.h"
 #include "lockstep/trace_io.h"
 
 extern char** environ;
 
 namespace lockstep::cli {
 namespace {
+
+constexpr int kCannotExpress = 4;  // adapters/README.md
+constexpr int kAdapterFailed = 1;
 
 // What the adapter wrote to stderr, its last 40 lines at most: a crash's own message often comes
 // after warnings (Node's PromiseRejectionHandledWarning, say), so the first line is not enough.
@@ -34,23 +39,50 @@ std::string stderr_text(const std::filesystem::path& file) {
   return text;
 }
 
-std::string shell_quote(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
+CommandWords filled(const CommandWords& command, const Placeholders& values) {
+  CommandWords words;
+  for (const std::string& word : command) words.push_back(fill_placeholders(word, values));
+  return words;
 }
 
-constexpr int kCannotExpress = 4;  // adapters/README.md
-constexpr int kAdapterFailed = 1;
+// Starts `words` (the program, then its arguments) with posix_spawnp: no shell, so nothing in a
+// word is expanded. SIGPIPE goes back to its default in the child (lockstep ignores it, for the
+// server's pipe, and an ignored signal would stay ignored across exec). The error says why the
+// program could not start (glibc reports a failed exec as posix_spawnp's result).
+Result<pid_t> spawn(const CommandWords& words, const posix_spawn_file_actions_t& actions) {
+  std::vector<char*> argv;
+  for (const std::string& word : words) argv.push_back(const_cast<char*>(word.c_str()));
+  argv.push_back(nullptr);
+  posix_spawnattr_t attributes;
+  posix_spawnattr_init(&attributes);
+  sigset_t defaults;
+  sigemptyset(&defaults);
+  sigaddset(&defaults, SIGPIPE);
+  posix_spawnattr_setsigdefault(&attributes, &defaults);
+  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGDEF);
+  pid_t pid = 0;
+  const int error = posix_spawnp(&pid, argv[0], &actions, &attributes, argv.data(), environ);
+  posix_spawnattr_destroy(&attributes);
+  if (error != 0) return Error{"", "could not start " + words[0] + ": " + std::strerror(error)};
+  return pid;
+}
+
+// Its exit code, or 128 + the signal's number when a signal killed it, as a shell reports it.
+int wait_for(pid_t pid) {
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0)
+    if (errno != EINTR) return kAdapterFailed;  // not our child: cannot happen
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
 
 }  // namespace
 
-// The serve command's process: `sh -c COMMAND` with its stdin and stdout on pipes and its stderr
-// appended to a file. A request is written and its answer read in turn, so neither side can
-// fill a pipe the other is not reading.
+// The serve command's process, its stdin and stdout on pipes and its stderr appended to a file. A
+// request is written and its answer read in turn, so neither side can fill a pipe the other is not
+// reading.
 class Adapter::Server {
  public:
-  Server(const std::string& command, const std::filesystem::path& stderr_file)
+  Server(const CommandWords& command, const std::filesystem::path& stderr_file)
       : stderr_file_(stderr_file) {
     int to_child[2], from_child[2];
     if (pipe(to_child) != 0 || pipe(from_child) != 0)
@@ -63,18 +95,15 @@ class Adapter::Server {
                                      O_WRONLY | O_CREAT | O_APPEND, 0644);
     for (int fd : {to_child[0], to_child[1], from_child[0], from_child[1]})
       posix_spawn_file_actions_addclose(&actions, fd);
-    const char* argv[] = {"sh", "-c", command.c_str(), nullptr};
-    const int spawned =
-        posix_spawn(&pid_, "/bin/sh", &actions, nullptr, const_cast<char* const*>(argv), environ);
+    const Result<pid_t> spawned = spawn(command, actions);
     posix_spawn_file_actions_destroy(&actions);
     close(to_child[0]);
     close(from_child[1]);
     to_ = fdopen(to_child[1], "w");
     from_ = fdopen(from_child[0], "r");
-    if (spawned != 0 || !to_ || !from_) {
-      ended_ = true;
-      pid_ = spawned != 0 ? 0 : pid_;
-    }
+    if (spawned) pid_ = spawned.value();
+    if (!spawned) start_error_ = spawned.error().message;
+    if (!spawned || !to_ || !from_) ended_ = true;
   }
 
   ~Server() {
@@ -105,9 +134,12 @@ class Adapter::Server {
   }
 
   bool ended() const { return ended_; }
+  // Why it never started ("could not start PROGRAM: why"); empty when it did.
+  const std::string& start_error() const { return start_error_; }
   const std::filesystem::path& stderr_file() const { return stderr_file_; }
 
  private:
+  std::string start_error_;
   std::filesystem::path stderr_file_;
   pid_t pid_ = 0;
   FILE* to_ = nullptr;
@@ -115,21 +147,16 @@ class Adapter::Server {
   bool ended_ = false;
 };
 
-std::string substitute(std::string command, const std::string& key, const std::string& value) {
-  for (std::size_t at = command.find(key); at != std::string::npos;
-       at = command.find(key, at + value.size()))
-    command.replace(at, key.size(), value);
-  return command;
+bool command_has_placeholders(const CommandWords& command) {
+  return has_placeholder(command, "{trace}") && has_placeholder(command, "{log}");
 }
 
-bool command_has_placeholders(const std::string& command) {
-  return command.find("{trace}") != std::string::npos && command.find("{log}") != std::string::npos;
-}
-
-Adapter::Adapter(std::string command, check::Options check_options, std::string serve_command)
+Adapter::Adapter(CommandWords command, check::Options check_options, CommandWords serve_command,
+                 Placeholders fixed)
     : command_(std::move(command)),
       options_(check_options),
-      serve_command_(std::move(serve_command)) {
+      serve_command_(std::move(serve_command)),
+      fixed_(std::move(fixed)) {
   // A fresh folder of its own (mkdtemp), so that adapters running side by side never share one.
   std::string pattern =
       (std::filesystem::temp_directory_path() / "lockstep-adapter-XXXXXX").string();
@@ -150,8 +177,15 @@ AdapterRun Adapter::run(const Trace& trace) {
   const auto log_file = dir_ / "candidate.log.json";
   std::error_code ignored;
   std::filesystem::remove(log_file, ignored);
-  std::ofstream(trace_file) << write_trace(trace);
   AdapterRun out;
+  std::ofstream written(trace_file);
+  written << write_trace(trace);
+  written.close();  // a failed close (a full disk) fails the stream too
+  if (!written) {
+    out.exit_code = kAdapterFailed;
+    out.message = "cannot write the trace file " + trace_file.string();
+    return out;
+  }
   std::tie(out.exit_code, out.message) = run_command(trace_file, log_file);
   if (out.exit_code == kCannotExpress) {
     out.message = out.message.substr(0, out.message.find('\n'));  // "cannot express: why"
@@ -173,7 +207,12 @@ std::pair<int, std::string> Adapter::run_command(const std::filesystem::path& tr
                                                  const std::filesystem::path& log_file) {
   if (served()) {
     if (!server_ || server_->ended())
-      server_ = std::make_unique<Server>(serve_command_, dir_ / "server.stderr");
+      server_ = std::make_unique<Server>(filled(serve_command_, fixed_), dir_ / "server.stderr");
+    if (!server_->start_error().empty()) {
+      const std::string why = server_->start_error();
+      server_.reset();  // tried again for the next trace, as a server that ended is
+      return {kAdapterFailed, why};
+    }
     const nlohmann::json request{{"trace", trace_file.string()}, {"log", log_file.string()}};
     if (auto line = server_->ask(request.dump())) {
       const auto answer = nlohmann::json::parse(*line, nullptr, /*allow_exceptions=*/false);
@@ -191,11 +230,19 @@ std::pair<int, std::string> Adapter::run_command(const std::filesystem::path& tr
     return {kAdapterFailed, "the adapter's server ended" + (said.empty() ? "" : ": " + said)};
   }
   const auto err_file = dir_ / "candidate.stderr";
-  std::string command = substitute(command_, "{trace}", shell_quote(trace_file.string()));
-  command = substitute(command, "{log}", shell_quote(log_file.string()));
-  const int status =
-      std::system((command + " >/dev/null 2>" + shell_quote(err_file.string())).c_str());
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), stderr_text(err_file)};
+  Placeholders values = fixed_;
+  values["{trace}"] = trace_file.string();
+  values["{log}"] = log_file.string();
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, err_file.c_str(),
+                                   O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  const Result<pid_t> pid = spawn(filled(command_, values), actions);
+  posix_spawn_file_actions_destroy(&actions);
+  if (!pid) return {kAdapterFailed, pid.error().message};
+  const int exit_code = wait_for(pid.value());
+  return {exit_code, stderr_text(err_file)};
 }
 
 std::optional<check::Report> Adapter::judge(const Trace& trace) {

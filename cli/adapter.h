@@ -3,10 +3,12 @@
 #pragma once
 
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "lockstep/check.h"
 #include "lockstep/log.h"
@@ -19,21 +21,32 @@ struct AdapterRun {
   enum class Kind {
     Logged,         // exit 0 and a readable log
     CannotExpress,  // exit 4: the target cannot express the trace (stderr says why)
-    Failed,         // another exit (a crash of the engine, or of the adapter), or no log
+    Failed,  // another exit (a crash of the engine, or of the adapter), no log, or never started
   } kind = Kind::Failed;
-  int exit_code = 0;
-  // "cannot express: ..." (exit 4), or the last 40 lines of stderr (a failure)
+  int exit_code = 0;  // 128 + the signal's number when a signal killed it
+  // "cannot express: ..." (exit 4), the last 40 lines of stderr (a failure), or "could not start
+  // PROGRAM: why" (a program not found or not executable)
   std::string message;
   Log log;
 };
 
+// An adapter command as its words (command_words.h), placeholders such as {trace} still in them:
+// each is filled within its word, so a file name stays one argument whatever it holds.
+using CommandWords = std::vector<std::string>;
+// A placeholder ("{adapters}") and what it stands for.
+using Placeholders = std::map<std::string, std::string>;
+
 class Adapter {
  public:
-  // `command` must hold {trace} and {log}; check_options judge its logs. `serve_command`, when
-  // given, runs once and replays every trace the adapter is handed (adapters/README.md, "Serving
-  // many traces"): a line of JSON {"trace", "log"} on its stdin per trace, a line {"exit",
-  // "message"} on its stdout back, the exit codes `command`'s; it is started again if it ends.
-  Adapter(std::string command, check::Options check_options, std::string serve_command = {});
+  // `command` must hold {trace} and {log}; check_options judge its logs. It is started with
+  // posix_spawnp, no shell: its first word is the program (looked up on PATH without a `/`), its
+  // stdout goes to /dev/null and its stderr is kept. `serve_command`, when given, runs once and
+  // replays every trace the adapter is handed (adapters/README.md, "Serving many traces"): a line
+  // of JSON {"trace", "log"} on its stdin per trace, a line {"exit", "message"} on its stdout
+  // back, the exit codes `command`'s; it is started again if it ends. `fixed` fills the other
+  // placeholders of both ({adapters}), in the same pass as {trace} and {log}.
+  Adapter(CommandWords command, check::Options check_options, CommandWords serve_command = {},
+          Placeholders fixed = {});
   ~Adapter();
   Adapter(const Adapter&) = delete;
   Adapter& operator=(const Adapter&) = delete;
@@ -53,15 +66,15 @@ class Adapter {
   std::pair<int, std::string> run_command(const std::filesystem::path& trace_file,
                                           const std::filesystem::path& log_file);
 
-  std::string command_;
+  CommandWords command_;
   check::Options options_;
   std::filesystem::path dir_;
-  std::string serve_command_;
+  CommandWords serve_command_;
+  Placeholders fixed_;
   std::unique_ptr<Server> server_;  // started on first use
 };
 
-bool command_has_placeholders(const std::string& command);
-// `command` with every `key` (a placeholder such as {trace}) replaced by `value`.
-std::string substitute(std::string command, const std::string& key, const std::string& value);
+// Some word holds {trace} and some word {log}.
+bool command_has_placeholders(const CommandWords& command);
 
 }  // namespace lockstep::cli

@@ -6,6 +6,8 @@
 #include "export.h"
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -17,6 +19,7 @@
 #include "lockstep/choice_point.h"
 #include "lockstep/spec_engine.h"
 #include "lockstep/trace_io.h"
+#include "page_file.h"
 
 namespace lockstep {
 const char* wpt_driver_js();
@@ -284,6 +287,48 @@ std::string page(const Trace& trace, const std::string& trace_json,
          ");\n</script>\n";
 }
 
+// Writes `text` to `path`; why not, when it could not (a failed open, write or close is never
+// taken for a page written).
+std::optional<std::string> write_file(const fs::path& path, const std::string& text) {
+  errno = 0;
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+  out.close();
+  if (out) return std::nullopt;
+  return path.string() + ": cannot write" +
+         (errno != 0 ? std::string(": ") + std::strerror(errno) : "");
+}
+
+// What export writes besides the pages, by path under -o.
+std::vector<std::pair<std::string, const char*>> harness_files() {
+  return {{"lockstep-driver.js", wpt_driver_js()},
+          {"resources/testharness.js", wpt_testharness_js()},
+          {"resources/testharnessreport.js", wpt_testharnessreport_js()},
+          {"resources/lockstep-worker.js", wpt_worker_js()},
+          {"resources/lockstep-frame.html", wpt_frame_html()},
+          {"common/get-host-info.sub.js", wpt_get_host_info_js()}};  // WPT has its own
+}
+
+// The names at the top of -o that only export's own files may have. Compared without ASCII case,
+// so that no two files overwrite each other on a file system that ignores case.
+std::string folded(std::string name) {
+  for (char& c : name)
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  return name;
+}
+
+struct Page {
+  std::string file;  // under -o
+  std::string html;
+};
+
+// A trace's name as a cell of REPORT.md's table: a `|` or a line break would end the cell.
+std::string cell(const std::string& text) {
+  std::string out;
+  for (char c : text) out += c == '|' ? "\\|" : c == '\n' || c == '\r' ? " " : std::string(1, c);
+  return out;
+}
+
 }  // namespace
 
 int export_command(const ExportArgs& args) {
@@ -304,33 +349,27 @@ int export_command(const ExportArgs& args) {
     }
   }
   std::sort(traces.begin(), traces.end());
-  std::error_code ec;
-  fs::create_directories(fs::path(args.out) / "resources", ec);
-  if (ec) {
-    std::cerr << "lockstep: " << args.out << ": " << ec.message() << "\n";
-    return 2;
-  }
-  std::ofstream(fs::path(args.out) / "lockstep-driver.js") << wpt_driver_js();
-  std::ofstream(fs::path(args.out) / "resources" / "testharness.js") << wpt_testharness_js();
-  std::ofstream(fs::path(args.out) / "resources" / "testharnessreport.js")
-      << wpt_testharnessreport_js();
-  std::ofstream(fs::path(args.out) / "resources" / "lockstep-worker.js") << wpt_worker_js();
-  std::ofstream(fs::path(args.out) / "resources" / "lockstep-frame.html") << wpt_frame_html();
-  fs::create_directories(fs::path(args.out) / "common", ec);  // WPT has its own
-  std::ofstream(fs::path(args.out) / "common" / "get-host-info.sub.js") << wpt_get_host_info_js();
+  // A top-level name under -o -> who writes it: the harness, or a trace file's page.
+  std::map<std::string, std::string> taken;
+  for (const auto& [file, _] : harness_files())
+    taken.emplace(folded(file.substr(0, file.find('/'))), "export's own files");
+  taken.emplace(folded("REPORT.md"), "export's own files");
   std::string report =
       "# lockstep export --wpt\n\nA page replays a trace with windows of its own origin, of one "
       "remote origin and opaque ones, and dedicated workers of its own origin; it cannot open "
       "another partition or drive the virtual clock. Where schedules give an agent different "
       "orders, any of them passes.\n\n| trace | test | note |\n|---|---|---|\n";
-  int exported = 0, skipped = 0;
+  // Every page is made before any file is written, so that a refused run writes nothing.
+  std::vector<Page> pages;
+  int skipped = 0;
   const auto engine = make_spec_engine();
   for (const fs::path& path : traces) {
     auto trace = read_trace_file(path.string());
     if (!trace) return bad_input(path.string(), trace.error());
-    if (trace->name.empty()) trace->name = path.stem().stem().string();
+    const bool named = !trace->name.empty();
+    if (!named) trace->name = path.stem().stem().string();
     if (auto why = not_exportable(trace.value())) {
-      report += "| " + trace->name + " | | not exported: " + *why + " |\n";
+      report += "| " + cell(trace->name) + " | | not exported: " + *why + " |\n";
       ++skipped;
       continue;
     }
@@ -338,20 +377,50 @@ int export_command(const ExportArgs& args) {
     if (!outcome.ok()) return bad_input(path.string(), outcome.failure().error);
     Result<std::vector<Log>> allowed = allowed_logs(*engine, trace.value());
     if (!allowed) {
-      report += "| " + trace->name + " | | not exported: " + allowed.error().to_string() + " |\n";
+      report +=
+          "| " + cell(trace->name) + " | | not exported: " + allowed.error().to_string() + " |\n";
       ++skipped;
       continue;
     }
-    const std::string file = trace->name + ".html";
-    std::ofstream(fs::path(args.out) / file)
-        << page(trace.value(), write_trace(trace.value()), allowed.value());
+    // The page's file: the name made a plain file name (page_file.h), which must be the page's
+    // alone. page_file_name never makes a path or a hidden file; the check keeps that so here,
+    // where it matters, whatever page_file_name becomes.
+    const std::string file = page_file_name(trace->name);
+    const std::string name = named ? "the name \"" + trace->name + "\""
+                                   : "no name, and its file's name \"" + trace->name + "\"";
+    if (file.find('/') != std::string::npos || file.front() == '.')
+      return bad_input(path.string(),
+                       Error{"/name", name + " would make a page outside " + args.out});
+    if (auto [at, fresh] = taken.emplace(folded(file), "the trace " + path.string()); !fresh)
+      return bad_input(
+          path.string(),
+          Error{"/name", name + " makes the page file " + file + ", already taken by " +
+                             at->second +
+                             " (a page's file is the trace's name with every character but A-Z "
+                             "a-z 0-9 . _ - made -; export/README.md): rename one"});
+    pages.push_back({file, page(trace.value(), write_trace(trace.value()), allowed.value())});
     const std::size_t n = allowed->size();
-    report += "| " + trace->name + " | " + file + " | " +
+    report += "| " + cell(trace->name) + " | " + file + " | " +
               (n > 1 ? std::to_string(n) + " orders allowed (the schedule decides)" : "") + " |\n";
-    ++exported;
   }
-  std::ofstream(fs::path(args.out) / "REPORT.md") << report;
-  std::cerr << "exported " << exported << " tests to " << args.out << ", " << skipped
+  std::error_code ec;
+  for (const char* folder : {"resources", "common"}) {
+    fs::create_directories(fs::path(args.out) / folder, ec);
+    if (ec) {
+      std::cerr << "lockstep: " << args.out << ": " << ec.message() << "\n";
+      return 2;
+    }
+  }
+  std::vector<std::pair<std::string, std::string>> files;
+  for (const auto& [file, text] : harness_files()) files.emplace_back(file, text);
+  for (Page& p : pages) files.emplace_back(p.file, std::move(p.html));
+  files.emplace_back("REPORT.md", std::move(report));
+  for (const auto& [file, text] : files)
+    if (auto error = write_file(fs::path(args.out) / file, text)) {
+      std::cerr << "lockstep: " << *error << "\n";
+      return 2;
+    }
+  std::cerr << "exported " << pages.size() << " tests to " << args.out << ", " << skipped
             << " traces not exported (why: " << args.out << "/REPORT.md)\n";
   return 0;
 }

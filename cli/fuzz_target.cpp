@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "adapter.h"
+#include "command_words.h"
 #include "gen.h"
 #include "generators.h"
 #include "lockstep/check.h"
@@ -65,6 +66,13 @@ struct Tally {
   }
 };
 
+// A JSON pointer's reference token: "~" and "/" escaped (RFC 6901).
+std::string pointer_token(const std::string& key) {
+  std::string token;
+  for (char c : key) token += c == '~' ? "~0" : c == '/' ? "~1" : std::string(1, c);
+  return token;
+}
+
 void write_text(const fs::path& path, const std::string& text) {
   std::ofstream(path) << text;
 }
@@ -85,29 +93,37 @@ int fuzz_target_command(const FuzzTargetArgs& args) {
                " (known:" + known + ")");
   }
   const Json& target = registry["targets"][args.target];
-  const std::string where = "targets." + args.target;
+  // "--targets FILE: targets.node.command (/targets/node/command): why"
+  const std::string target_pointer = "/targets/" + pointer_token(args.target);
+  const auto refuse = [&](const std::string& member, const std::string& why) {
+    return bad("--targets " + targets_file.string() + ": " +
+               Error{target_pointer + (member.empty() ? "" : "/" + member), why}.to_string());
+  };
   if (!target.contains("command") || !target["command"].is_string())
-    return bad("--targets: " + where + ".command: expected the adapter command");
-  const std::string command = substitute(target["command"].get<std::string>(), "{adapters}",
-                                         fs::absolute(targets_file).parent_path().string());
-  if (!command_has_placeholders(command))
-    return bad("--targets: " + where + ".command: needs {trace} and {log}");
+    return refuse("command", "expected the adapter command");
+  // Split once; {adapters} is filled within its word as {trace} and {log} are, so a folder with
+  // a space or a `$(...)` in its name stays one argument.
+  auto command = command_words(target["command"].get<std::string>());
+  if (!command) return refuse("command", command.error().message);
+  if (!command_has_placeholders(command.value()))
+    return refuse("command", "needs {trace} and {log}");
+  const Placeholders fixed{{"{adapters}", fs::absolute(targets_file).parent_path().string()}};
   // A command that replays many traces in one process (a browser kept open): adapters/README.md.
-  std::string serve;
+  CommandWords serve;
   if (target.contains("serve")) {
     if (!target["serve"].is_string() || target["serve"].get<std::string>().empty())
-      return bad("--targets: " + where + ".serve: expected the serving command");
-    serve = substitute(target["serve"].get<std::string>(), "{adapters}",
-                       fs::absolute(targets_file).parent_path().string());
-    if (serve.find("{trace}") != std::string::npos || serve.find("{log}") != std::string::npos)
-      return bad("--targets: " + where +
-                 ".serve: takes its traces on stdin, not {trace} and {log}");
+      return refuse("serve", "expected the serving command");
+    auto words = command_words(target["serve"].get<std::string>());
+    if (!words) return refuse("serve", words.error().message);
+    if (has_placeholder(words.value(), "{trace}") || has_placeholder(words.value(), "{log}"))
+      return refuse("serve", "takes its traces on stdin, not {trace} and {log}");
+    serve = std::move(words.value());
   }
   if (args.no_serve) serve.clear();
   gen::Profile profile;
   if (auto error = read_gen_profile(target.value("profile", std::string("mixed")),
                                     target.value("without", std::string()), profile))
-    return bad("--targets: " + where + ": " + *error);
+    return refuse("", *error);
   if (args.steps < 1) return bad("--steps: must be at least 1");
   check::Options options;
   options.partial = target.value("partial", false);
@@ -117,7 +133,7 @@ int fuzz_target_command(const FuzzTargetArgs& args) {
   std::error_code ec;
   fs::create_directories(fs::path(args.out) / "failures", ec);
   if (ec) return bad("--out: cannot make " + args.out + ": " + ec.message());
-  Adapter adapter(command, options, serve);
+  Adapter adapter(command.value(), options, serve, fixed);
   Tally tally;
   Json failures = Json::array();
   Json unknowns = Json::array();  // undecided within the budget: kept to be checked again
@@ -196,9 +212,13 @@ int fuzz_target_command(const FuzzTargetArgs& args) {
       std::cerr << tally.line(elapsed(), args.count) << "\n";
   }
   std::cerr << (tty ? "\r" : "") << tally.line(elapsed(), args.count) << "\n";
+  // The commands as given, {adapters} filled in, for a reader (what ran is each one's words).
+  const auto shown = [&](const char* member) {
+    return fill_placeholders(target[member].get<std::string>(), fixed);
+  };
   const Json summary{{"target", args.target},
-                     {"command", command},
-                     {"served", serve.empty() ? Json(nullptr) : Json(serve)},
+                     {"command", shown("command")},
+                     {"served", serve.empty() ? Json(nullptr) : Json(shown("serve"))},
                      {"firstSeed", args.seed},
                      {"traces", tally.traces},
                      {"steps", args.steps},

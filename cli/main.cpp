@@ -200,8 +200,10 @@ int main(int argc, char** argv) {
   shrink_cmd->add_option("trace", shrink.trace, "The failing trace")->required();
   shrink_cmd
       ->add_option("--cmd", shrink.command,
-                   "The adapter, run by the shell: {trace} is the trace file it replays, {log} "
-                   "the log file it writes")
+                   "The adapter: its program and arguments, split into words at blanks, with "
+                   "'...', \"...\" and \\ as a shell's but no shell (no $, `, globs, ;, |, >); "
+                   "{trace} is the trace file it replays, {log} the log file it writes, each "
+                   "within its word (adapters/README.md)")
       ->required();
   shrink_cmd->add_option("-o,--out", shrink.out, "Write the minimal trace here (default: stdout)");
   shrink_cmd->add_option("--profile", shrink.profile, "check's profile")

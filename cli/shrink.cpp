@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "adapter.h"
+#include "command_words.h"
 #include "commands.h"
 #include "lockstep/check.h"
 #include "lockstep/shrink.h"
@@ -19,7 +20,12 @@ constexpr int kOk = 0, kBadInput = 2;
 }  // namespace
 
 int shrink_command(const ShrinkArgs& args) {
-  if (!command_has_placeholders(args.command)) {
+  auto command = command_words(args.command);  // split once: no shell ever reads it
+  if (!command) {
+    std::cerr << "lockstep: --cmd: " << command.error().message << "\n";
+    return kBadInput;
+  }
+  if (!command_has_placeholders(command.value())) {
     std::cerr << "lockstep: --cmd: needs {trace} and {log} where the adapter takes the trace "
                  "file and writes the log file\n";
     return kBadInput;
@@ -31,11 +37,25 @@ int shrink_command(const ShrinkArgs& args) {
   options.max_runs = args.max_runs;
   options.partial = args.partial;  // as `check` judged the failure, so must every candidate be
   options.compare_steps = !args.ignore_steps;
-  Adapter adapter(args.command, options);
-  const auto first = adapter.judge(trace.value());
+  Adapter adapter(command.value(), options);
+  // Run once by hand rather than through judge(), to say why when there is nothing to shrink.
+  const AdapterRun ran = adapter.run(trace.value());
+  if (ran.kind != AdapterRun::Kind::Logged) {
+    // What it said (its stderr, "cannot express: why", "could not start PROGRAM: why"), else how
+    // it ended.
+    const std::string why =
+        !ran.message.empty() ? ran.message : "exit " + std::to_string(ran.exit_code);
+    std::cerr << "lockstep: " << args.trace << ": the adapter "
+              << (ran.kind == AdapterRun::Kind::CannotExpress ? "cannot express it"
+                                                              : "failed on it")
+              << ", so there is no check failure to shrink: " << why << "\n";
+    return kBadInput;
+  }
+  const auto first = check::check(trace.value(), ran.log, options);
   if (!first) {
-    std::cerr << "lockstep: " << args.trace << ": the adapter failed on it (non-zero exit or no "
-              << "readable log), so there is no check failure to shrink\n";
+    std::cerr << "lockstep: " << args.trace
+              << ": the adapter's log does not fit the trace: " << first.error().to_string()
+              << "\n";
     return kBadInput;
   }
   if (first->verdict != check::Verdict::NotAllowed) {

@@ -75,7 +75,8 @@ check 0 "fuzz --target --no-serve" "$lockstep" fuzz --targets "$tmp/serve.json" 
 summary "$tmp/per-trace" "s['allowed'] == 3 and s['served'] is None" \
   || { echo "FAIL fuzz --target --no-serve still serves"; fail=1; }
 check 2 "fuzz --target serve with {trace}" "$lockstep" fuzz --targets "$tmp/serve.json" --target wrong --count 1 --out "$tmp/wrong"
-grep -q 'targets.wrong.serve: takes its traces on stdin' "$tmp/err" || { echo "FAIL a serve command with {trace} is not refused by name"; fail=1; }
+grep -qxF "lockstep: fuzz --targets $tmp/serve.json: targets.wrong.serve (/targets/wrong/serve): takes its traces on stdin, not {trace} and {log}" "$tmp/err" \
+  || { echo "FAIL a serve command with {trace} is not refused by name"; cat "$tmp/err"; fail=1; }
 # fuzz --target keeps what check could not decide within --max-runs (trace, log, explanation) under
 # unknown/, listed in summary.json; they fail nothing, and a larger budget then decides them.
 cat > "$tmp/reverser.json" <<JSON
