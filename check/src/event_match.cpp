@@ -1,7 +1,8 @@
 #include "event_match.h"
 
 #include <algorithm>
-#include <vector>
+#include <initializer_list>
+#include <utility>
 
 #include "lockstep/check.h"
 
@@ -12,19 +13,125 @@ struct Entry {
   std::string name, mode, client;
 };
 
-// A snapshot list as (name, mode, clientId) entries; false when it has another shape.
+// An object with exactly these members, no other.
+bool has_exactly(const Value& object, std::initializer_list<const char*> keys) {
+  if (object.kind() != Value::Kind::Object || object.members().size() != keys.size()) return false;
+  return std::all_of(keys.begin(), keys.end(),
+                     [&](const char* key) { return object.member(key) != nullptr; });
+}
+
+bool is_string(const Value* v) {
+  return v && v->kind() == Value::Kind::String;
+}
+
+// A snapshot list as (name, mode, clientId) entries; false when it has another shape, an entry
+// with another member included (web-locks#dictdef-lockinfo has no other).
 bool entries_of(const Value* list, std::vector<Entry>& out) {
   if (!list || list->kind() != Value::Kind::Array) return false;
   for (const Value& item : list->items()) {
+    if (!has_exactly(item, {"name", "mode", "clientId"})) return false;
     const Value* name = item.member("name");
     const Value* mode = item.member("mode");
     const Value* client = item.member("clientId");
-    if (!name || !mode || !client || name->kind() != Value::Kind::String ||
-        mode->kind() != Value::Kind::String || client->kind() != Value::Kind::String)
-      return false;
+    if (!is_string(name) || !is_string(mode) || !is_string(client)) return false;
     out.push_back(Entry{name->as_string(), mode->as_string(), client->as_string()});
   }
   return true;
+}
+
+struct Snapshot {
+  std::vector<Entry> held, pending;
+};
+
+// A snapshot as web-locks#dictdef-lockmanagersnapshot has it: held and pending, nothing else.
+bool snapshot_of(const Value& value, Snapshot& out) {
+  return has_exactly(value, {"held", "pending"}) && entries_of(value.member("held"), out.held) &&
+         entries_of(value.member("pending"), out.pending);
+}
+
+// The value of a settled event of one of `queries`, if it has one.
+const Value* snapshot_value(const std::set<std::string>& queries, const Event& e) {
+  if (e.event != "settled") return nullptr;
+  const Value* target = e.member("target");
+  if (!is_string(target) || !queries.count(target->as_string())) return nullptr;
+  return e.member("value");
+}
+
+// Calls f(clientId) for every string clientId in the held and pending entries of `observed`'s
+// snapshots, whatever else is wrong with them (the matcher refuses those).
+template <class F>
+void for_each_observed_client(const std::set<std::string>& queries, const Log& observed, F&& f) {
+  for (const Event& e : observed.events) {
+    const Value* value = snapshot_value(queries, e);
+    if (!value || value->kind() != Value::Kind::Object) continue;
+    for (const char* list : {"held", "pending"}) {
+      const Value* entries = value->member(list);
+      if (!entries || entries->kind() != Value::Kind::Array) continue;
+      for (const Value& entry : entries->items()) {
+        const Value* client =
+            entry.kind() == Value::Kind::Object ? entry.member("clientId") : nullptr;
+        if (is_string(client)) f(client->as_string());
+      }
+    }
+  }
+}
+
+// The clients of one group of a snapshot: the model's (agent ids) and the observed ones, which the
+// pairing must make the same multiset.
+struct ClientGroup {
+  std::vector<std::string> model, observed;
+};
+
+// web-locks#snapshot-the-lock-state: held locks come in no particular order, so each (name, mode)
+// is one group, its clients a multiset (an agent may hold one shared lock twice).
+bool add_held_groups(const Snapshot& model, const Snapshot& observed,
+                     std::vector<ClientGroup>& groups) {
+  std::map<std::pair<std::string, std::string>, ClientGroup> by_lock;
+  for (const Entry& e : model.held) by_lock[{e.name, e.mode}].model.push_back(e.client);
+  for (const Entry& e : observed.held) by_lock[{e.name, e.mode}].observed.push_back(e.client);
+  for (auto& [lock, group] : by_lock) {
+    if (group.model.size() != group.observed.size()) return false;
+    groups.push_back(std::move(group));
+  }
+  return true;
+}
+
+// web-locks#snapshot-the-lock-state: pending requests keep their queue order within one name, the
+// order between names is open; so each place of a name's queue is a group of one.
+bool add_pending_groups(Snapshot model, Snapshot observed, std::vector<ClientGroup>& groups) {
+  if (model.pending.size() != observed.pending.size()) return false;
+  const auto by_name = [](const Entry& a, const Entry& b) { return a.name < b.name; };
+  std::stable_sort(model.pending.begin(), model.pending.end(), by_name);
+  std::stable_sort(observed.pending.begin(), observed.pending.end(), by_name);
+  for (std::size_t i = 0; i < model.pending.size(); ++i) {
+    const Entry& m = model.pending[i];
+    const Entry& o = observed.pending[i];
+    if (m.name != o.name || m.mode != o.mode) return false;
+    groups.push_back(ClientGroup{{m.client}, {o.client}});
+  }
+  return true;
+}
+
+// The groups of two snapshots; nothing when their names and modes differ.
+std::optional<std::vector<ClientGroup>> client_groups(const Snapshot& model,
+                                                      const Snapshot& observed) {
+  std::vector<ClientGroup> groups;
+  if (!add_held_groups(model, observed, groups) || !add_pending_groups(model, observed, groups))
+    return std::nullopt;
+  return groups;
+}
+
+bool same_multiset(std::vector<std::string> a, std::vector<std::string> b) {
+  std::sort(a.begin(), a.end());
+  std::sort(b.begin(), b.end());
+  return a == b;
+}
+
+// How often each member appears in a group.
+std::map<int, int> counts(const std::vector<int>& members) {
+  std::map<int, int> times;
+  for (int m : members) ++times[m];
+  return times;
 }
 
 }  // namespace
@@ -37,8 +144,72 @@ std::set<std::string> query_ids(const Trace& trace) {
   return ids;
 }
 
-EventMatcher::EventMatcher(const std::set<std::string>& queries, bool compare_steps)
-    : queries_(&queries), compare_steps_(compare_steps) {}
+ClientIdForm client_id_form(const Trace& trace, const Log& observed) {
+  std::set<std::string> agents;
+  for (const Agent& a : trace.agents) agents.insert(a.id);
+  bool agent_ids = true;
+  for_each_observed_client(query_ids(trace), observed, [&](const std::string& client) {
+    agent_ids = agent_ids && agents.count(client) > 0;
+  });
+  return agent_ids ? ClientIdForm::AgentIds : ClientIdForm::Opaque;
+}
+
+ObservedSnapshots::ObservedSnapshots(const Trace& trace, const Log& observed, ClientIdForm form)
+    : queries_(query_ids(trace)), form_(form) {
+  if (form_ != ClientIdForm::Opaque) return;
+  for (const Agent& a : trace.agents) agents_.emplace(a.id, static_cast<int>(agents_.size()));
+  for_each_observed_client(queries_, observed, [&](const std::string& client) {
+    clients_.emplace(client, static_cast<int>(clients_.size()));
+  });
+}
+
+std::optional<int> ObservedSnapshots::agent_number(const std::string& agent) const {
+  const auto found = agents_.find(agent);
+  if (found == agents_.end()) return std::nullopt;
+  return found->second;
+}
+
+std::optional<int> ObservedSnapshots::client_number(const std::string& client) const {
+  const auto found = clients_.find(client);
+  if (found == clients_.end()) return std::nullopt;
+  return found->second;
+}
+
+ClientClasses::ClientClasses(std::size_t agents, std::size_t clients)
+    : agent_class_(agents, 0), client_class_(clients, 0) {}
+
+// Every member of the group leaves its class k for the class of those that came from k and appear
+// as often as it does here, one new class per (k, times) and group, shared by agents and clients.
+// Only the classes left and entered can have lost their balance.
+bool ClientClasses::refine(const std::vector<int>& agents, const std::vector<int>& clients) {
+  if (agents.size() != clients.size()) return false;
+  std::map<std::pair<int, int>, int> entered;  // (class left, times in the group) -> class entered
+  std::set<int> touched;
+  const auto move = [&](std::vector<int>& class_of, const std::vector<int>& members) {
+    for (const auto& [member, times] : counts(members)) {
+      int& cls = class_of.at(static_cast<std::size_t>(member));
+      touched.insert(cls);
+      const auto [it, added] = entered.try_emplace({cls, times}, classes_);
+      if (added) ++classes_;
+      cls = it->second;
+      touched.insert(cls);
+    }
+  };
+  move(agent_class_, agents);
+  move(client_class_, clients);
+  return std::all_of(touched.begin(), touched.end(),
+                     [&](int cls) { return cls == 0 || balanced(cls); });
+}
+
+bool ClientClasses::balanced(int cls) const {
+  return std::count(agent_class_.begin(), agent_class_.end(), cls) ==
+         std::count(client_class_.begin(), client_class_.end(), cls);
+}
+
+EventMatcher::EventMatcher(const ObservedSnapshots& snapshots, bool compare_steps)
+    : snapshots_(&snapshots),
+      compare_steps_(compare_steps),
+      pairing_(snapshots.agent_count(), snapshots.client_count()) {}
 
 bool EventMatcher::matches(const Event& model, const Event& observed) {
   if (model.agent != observed.agent || model.event != observed.event) return false;
@@ -49,9 +220,8 @@ bool EventMatcher::matches(const Event& model, const Event& observed) {
 bool EventMatcher::same_members(const Event& model, const Event& observed) {
   if (model.members.size() != observed.members.size()) return false;
   const Value* target = model.member("target");
-  const bool snapshot = model.event == "settled" && target &&
-                        target->kind() == Value::Kind::String &&
-                        queries_->count(target->as_string()) > 0;
+  const bool snapshot =
+      model.event == "settled" && is_string(target) && snapshots_->is_query(target->as_string());
   for (const auto& [key, value] : model.members) {
     const Value* other = observed.member(key);
     if (!other) return false;
@@ -64,87 +234,45 @@ bool EventMatcher::same_members(const Event& model, const Event& observed) {
   return true;
 }
 
+// I-23: under the agent-id form each group's clients are the model's; under the opaque form the
+// pairing must explain them together with every snapshot matched before (refined on a copy, kept
+// only if the whole snapshot matches).
 bool EventMatcher::same_snapshot(const Value& model, const Value& observed) {
-  if (model.kind() != Value::Kind::Object || observed.kind() != Value::Kind::Object)
-    return model == observed;
-  return same_held(model, observed) && same_pending(model, observed);
-}
-
-// web-locks#snapshot-the-lock-state: held locks come in no particular order, so the lists compare
-// as multisets per (name, mode). Which client is which is learnt where the snapshot leaves no
-// doubt (one client left on each side of a (name, mode) group); where several unlearnt clients
-// share a group, any pairing is taken as consistent (docs/interpretations.md I-23).
-bool EventMatcher::same_held(const Value& model, const Value& observed) {
-  std::vector<Entry> m, o;
-  if (!entries_of(model.member("held"), m) || !entries_of(observed.member("held"), o)) return false;
-  if (m.size() != o.size()) return false;
-  std::map<std::pair<std::string, std::string>,
-           std::pair<std::vector<std::string>, std::vector<std::string>>>
-      groups;
-  for (const Entry& e : m) groups[{e.name, e.mode}].first.push_back(e.client);
-  for (const Entry& e : o) groups[{e.name, e.mode}].second.push_back(e.client);
-  for (auto& [key, sides] : groups) {
-    auto& [agents, clients] = sides;
-    if (agents.size() != clients.size()) return false;
-    std::vector<std::string> free_clients;
-    for (const std::string& client : clients) {
-      auto known = agent_of_client_.find(client);
-      if (known == agent_of_client_.end()) {
-        free_clients.push_back(client);
-        continue;
-      }
-      auto at = std::find(agents.begin(), agents.end(), known->second);
-      if (at == agents.end()) return false;
-      agents.erase(at);
+  Snapshot m, o;
+  if (!snapshot_of(model, m)) return model == observed;  // not a snapshot the model would make
+  if (!snapshot_of(observed, o)) return false;
+  const std::optional<std::vector<ClientGroup>> groups = client_groups(m, o);
+  if (!groups) return false;
+  if (snapshots_->form() == ClientIdForm::AgentIds)
+    return std::all_of(groups->begin(), groups->end(),
+                       [](const ClientGroup& g) { return same_multiset(g.model, g.observed); });
+  ClientClasses pairing = pairing_;
+  for (const ClientGroup& group : *groups) {
+    std::vector<int> agents, clients;
+    for (const std::string& agent : group.model) {
+      const std::optional<int> n = snapshots_->agent_number(agent);
+      if (!n) return false;  // the model names only the trace's agents
+      agents.push_back(*n);
     }
-    for (const std::string& agent : agents)
-      if (client_of_agent_.count(agent)) return false;  // its client is elsewhere in the snapshot
-    // The same shape of repeats on both sides (a client holding a shared lock twice).
-    const auto shape = [](std::vector<std::string> ids) {
-      std::sort(ids.begin(), ids.end());
-      std::vector<std::size_t> runs;
-      for (std::size_t i = 0; i < ids.size();) {
-        std::size_t j = i;
-        while (j < ids.size() && ids[j] == ids[i]) ++j;
-        runs.push_back(j - i);
-        i = j;
-      }
-      std::sort(runs.begin(), runs.end());
-      return runs;
-    };
-    if (shape(agents) != shape(free_clients)) return false;
-    std::set<std::string> distinct_agents(agents.begin(), agents.end());
-    std::set<std::string> distinct_clients(free_clients.begin(), free_clients.end());
-    if (distinct_agents.size() == 1 && distinct_clients.size() == 1)
-      if (!bind(*distinct_agents.begin(), *distinct_clients.begin())) return false;
+    for (const std::string& client : group.observed) {
+      const std::optional<int> n = snapshots_->client_number(client);
+      if (!n) return false;  // a log other than the one the matcher was made for
+      clients.push_back(*n);
+    }
+    if (!pairing.refine(agents, clients)) return false;
   }
-  return true;
-}
-
-// web-locks#snapshot-the-lock-state: pending requests keep their queue order within one name;
-// the order between names is open.
-bool EventMatcher::same_pending(const Value& model, const Value& observed) {
-  std::vector<Entry> m, o;
-  if (!entries_of(model.member("pending"), m) || !entries_of(observed.member("pending"), o))
-    return false;
-  if (m.size() != o.size()) return false;
-  const auto by_name = [](const Entry& a, const Entry& b) { return a.name < b.name; };
-  std::stable_sort(m.begin(), m.end(), by_name);
-  std::stable_sort(o.begin(), o.end(), by_name);
-  for (std::size_t i = 0; i < m.size(); ++i)
-    if (m[i].name != o[i].name || m[i].mode != o[i].mode || !bind(m[i].client, o[i].client))
-      return false;
+  pairing_ = std::move(pairing);
   return true;
 }
 
 bool same_observations(const Trace& trace, const Log& model, const Log& observed,
-                       bool compare_steps) {
+                       bool compare_steps, ClientIdForm form) {
   if (model.events.size() != observed.events.size()) return false;
   std::map<std::string, std::vector<const Event*>> observed_by_agent;
   for (const Event& e : observed.events) observed_by_agent[e.agent].push_back(&e);
-  // In the model's order, as a replay matches: the clientIds a snapshot reveals bind from then on.
-  const std::set<std::string> queries = query_ids(trace);
-  EventMatcher matcher(queries, compare_steps);
+  // In the model's order, as a replay matches: each snapshot refines the pairing from then on.
+  const ObservedSnapshots snapshots(trace, observed, form);
+  EventMatcher matcher(snapshots, compare_steps);
   std::map<std::string, std::size_t> next;
   for (const Event& e : model.events) {
     const auto mine = observed_by_agent.find(e.agent);
@@ -157,13 +285,9 @@ bool same_observations(const Trace& trace, const Log& model, const Log& observed
   return true;  // as many events in all, each observed one matched once
 }
 
-bool EventMatcher::bind(const std::string& model_agent, const std::string& observed_id) {
-  auto known = agent_of_client_.find(observed_id);
-  if (known != agent_of_client_.end()) return known->second == model_agent;
-  if (client_of_agent_.count(model_agent)) return false;
-  agent_of_client_[observed_id] = model_agent;
-  client_of_agent_[model_agent] = observed_id;
-  return true;
+bool same_observations(const Trace& trace, const Log& model, const Log& observed,
+                       bool compare_steps) {
+  return same_observations(trace, model, observed, compare_steps, client_id_form(trace, observed));
 }
 
 }  // namespace lockstep::check

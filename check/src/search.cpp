@@ -103,8 +103,8 @@ struct ChoicePath {
 
 // One replay's view of how far the model's log matches the observed one.
 struct Progress {
-  Progress(const std::set<std::string>& queries, bool compare_steps)
-      : matcher(queries, compare_steps) {}
+  Progress(const ObservedSnapshots& snapshots, bool compare_steps)
+      : matcher(snapshots, compare_steps) {}
   EventMatcher matcher;
   std::map<std::string, std::size_t> matched;
   std::size_t consumed = 0;
@@ -157,15 +157,16 @@ const Trace& as_searched(const Trace& trace, const Readings& readings, std::opti
 
 class Search {
  public:
-  // Under `readings`, whatever the trace's own (search_every_reading).
+  // Under `readings`, whatever the trace's own (search_every_reading); the observed clientIds
+  // read in `client_ids`' form (I-23).
   Search(const Trace& trace, const Readings& readings, const Log& observed, const Options& options,
-         SearchEngine engine, const Deadline& deadline)
+         ClientIdForm client_ids, SearchEngine engine, const Deadline& deadline)
       : engine_(engine),
         deadline_(deadline),
         trace_(as_searched(trace, readings, copy_)),
         observed_(observed),
         options_(options),
-        queries_(query_ids(trace)),
+        snapshots_(trace, observed, client_ids),
         independence_(trace),
         reduce_(options.reduce_orders && options.profile == Profile::Normative),
         cache_states_(reduce_ && options.cache_states) {
@@ -290,7 +291,7 @@ class Search {
     Trace pinned = trace_;
     pinned.schedule = divergence.schedule;
     ++report_.runs;
-    Progress progress(queries_, options_.compare_steps);
+    Progress progress(snapshots_, options_.compare_steps);
     spec::StepTrail steps;  // of the unit running now
     const spec::ScopedStepSink not_counted(nullptr);
     const spec::ScopedStepTrail trail(&steps);
@@ -384,7 +385,7 @@ class Search {
   // path at every new choice point, probing its alternatives to order them.
   Outcome replay(std::size_t depth, ProbeRecord* probe = nullptr, std::size_t probe_choice = 0) {
     ++report_.runs;
-    Progress progress(queries_, options_.compare_steps);
+    Progress progress(snapshots_, options_.compare_steps);
     // Up to the path's last point the log is known to match (Node::before): its events are not
     // matched again, and the spec steps of its units, which only a divergence reports, not noted.
     const std::size_t follow_until =
@@ -598,7 +599,7 @@ class Search {
   bool explained_by_the_impl_engine() {
     RunOutcome outcome = make_impl_engine()->run(trace_, {});
     if (!outcome.ok()) return false;  // the model will say what is wrong
-    Progress progress(queries_, options_.compare_steps);
+    Progress progress(snapshots_, options_.compare_steps);
     if (!advance(progress, outcome.result().log, nullptr) || !all_matched(progress, false))
       return false;
     ++report_.runs;
@@ -795,7 +796,7 @@ class Search {
   const Trace& trace_;
   const Log& observed_;
   Options options_;
-  std::set<std::string> queries_;  // ids of the trace's queries, for every replay's matcher
+  ObservedSnapshots snapshots_;  // what every replay's matcher reads snapshots by
   Independence independence_;
   bool reduce_;  // partial-order reduction (Options::reduce_orders, normative profile only)
   std::map<std::string, std::vector<std::size_t>> by_agent_;  // observed event indexes per agent
@@ -851,11 +852,11 @@ class Search {
 // out there is unknown; otherwise, or if the impl engine fails, rules the log out or is not
 // confirmed, on the model, which alone gives a divergence its spec steps.
 Report search_reading(const Trace& trace, const Readings& readings, const Log& observed,
-                      const Options& options, const Deadline& deadline) {
+                      const Options& options, ClientIdForm client_ids, const Deadline& deadline) {
   std::uint64_t impl_runs = 0, impl_choice_points = 0, impl_reused_probes = 0, unconfirmed = 0,
                 impl_states_already_tried = 0;
   if (options.impl_first) {
-    Search search(trace, readings, observed, options, SearchEngine::Impl, deadline);
+    Search search(trace, readings, observed, options, client_ids, SearchEngine::Impl, deadline);
     try {
       const Report report = search.run();
       if (search.canonical_on_impl()) return report;
@@ -887,7 +888,8 @@ Report search_reading(const Trace& trace, const Readings& readings, const Log& o
   Options model_options = options;
   model_options.impl_first = false;
   Report report =
-      Search(trace, readings, observed, model_options, SearchEngine::Model, deadline).run();
+      Search(trace, readings, observed, model_options, client_ids, SearchEngine::Model, deadline)
+          .run();
   report.model_runs = report.runs + unconfirmed;
   report.runs += impl_runs + unconfirmed;
   report.choice_points += impl_choice_points;
@@ -899,7 +901,7 @@ Report search_reading(const Trace& trace, const Readings& readings, const Log& o
 }  // namespace
 
 Report search_every_reading(const Trace& trace, const Log& observed, const Options& options,
-                            const Deadline& deadline) {
+                            ClientIdForm client_ids, const Deadline& deadline) {
   Report result;
   std::uint64_t runs = 0, model_runs = 0, choice_points = 0, reused_probes = 0,
                 states_already_tried = 0;
@@ -913,7 +915,7 @@ Report search_every_reading(const Trace& trace, const Log& observed, const Optio
       readings_not_searched = readings.size() - i;
       break;
     }
-    Report report = search_reading(trace, readings[i], observed, options, deadline);
+    Report report = search_reading(trace, readings[i], observed, options, client_ids, deadline);
     runs_ran_out = runs_ran_out || report.runs_ran_out;
     time_ran_out = time_ran_out || report.time_ran_out;
     not_allowed_on_impl = not_allowed_on_impl || report.not_allowed_on_impl;
@@ -946,7 +948,8 @@ Report search_every_reading(const Trace& trace, const Log& observed, const Optio
   if (look_up && !time_ran_out) {
     Options model_options = options;
     model_options.impl_first = false;
-    Search search(trace, result.readings, observed, model_options, SearchEngine::Model, deadline);
+    Search search(trace, result.readings, observed, model_options, client_ids, SearchEngine::Model,
+                  deadline);
     search.look_up_spec_steps(*result.divergence);
     runs += search.runs();
     model_runs += search.runs();
@@ -1012,21 +1015,26 @@ Result<Report> check(const Trace& trace, const Log& observed, const Options& opt
   }
   try {
     const Deadline deadline(options.max_seconds);
-    if (!may_split(options)) return search_every_reading(trace, observed, options, deadline);
+    // I-23: decided once for the observed log, and held to by every search of it.
+    const ClientIdForm client_ids = client_id_form(trace, observed);
+    if (!may_split(options))
+      return search_every_reading(trace, observed, options, client_ids, deadline);
     if (options.split == Split::First) {
       const std::vector<std::vector<std::string>> parts = independent_parts(trace);
-      if (parts.size() < 2) return search_every_reading(trace, observed, options, deadline);
-      Report by_parts = search_by_parts(trace, observed, options, deadline, parts);
+      if (parts.size() < 2)
+        return search_every_reading(trace, observed, options, client_ids, deadline);
+      Report by_parts = search_by_parts(trace, observed, options, client_ids, deadline, parts);
       if (by_parts.verdict != Verdict::Unknown) return by_parts;
-      return with_parts(search_every_reading(trace, observed, options, deadline), by_parts);
+      return with_parts(search_every_reading(trace, observed, options, client_ids, deadline),
+                        by_parts);
     }
-    Report whole = search_every_reading(trace, observed, options, deadline);
+    Report whole = search_every_reading(trace, observed, options, client_ids, deadline);
     // A whole search cut by the time leaves none for the parts.
     if (whole.verdict != Verdict::Unknown || deadline.passed()) return whole;
     // Only now: most checks end before they would need the parts.
     const std::vector<std::vector<std::string>> parts = independent_parts(trace);
     if (parts.size() < 2) return whole;
-    Report by_parts = search_by_parts(trace, observed, options, deadline, parts);
+    Report by_parts = search_by_parts(trace, observed, options, client_ids, deadline, parts);
     if (by_parts.verdict == Verdict::Unknown) return with_parts(std::move(whole), by_parts);
     by_parts.searches = std::move(whole.searches);
     by_parts.readings_searched = whole.readings_searched;

@@ -176,11 +176,12 @@ std::optional<Readings> merged_readings(const Trace& trace, const std::vector<Tr
 }
 
 // The schedule of the world under `readings` that runs each part's allowed run, if the model
-// replays the observed log under it (the impl engine finds it, the model confirms it).
+// replays the observed log under it (the impl engine finds it, the model confirms it), its
+// clientIds read in `client_ids`' form.
 std::optional<std::vector<std::string>> merged_schedule(
     const Trace& trace, const Readings& readings, const Log& observed, const Options& options,
-    const std::vector<std::vector<std::string>>& parts, std::vector<std::vector<UnitRun>> runs,
-    Report& out) {
+    ClientIdForm client_ids, const std::vector<std::vector<std::string>>& parts,
+    std::vector<std::vector<UnitRun>> runs, Report& out) {
   Trace world_trace = trace;
   world_trace.readings = readings;
   world_trace.schedule.clear();
@@ -194,7 +195,7 @@ std::optional<std::vector<std::string>> merged_schedule(
     w.steer([&](const ChoicePoint& point) { return merge.choose(point, now(w)); },
             [&](const std::string& unit) { merge.ran(unit, now(w)); });
     const RunResult result = w.run();
-    if (!same_observations(world_trace, result.log, observed, options.compare_steps))
+    if (!same_observations(world_trace, result.log, observed, options.compare_steps, client_ids))
       return std::nullopt;
     schedule = schedule_of_choices(w.choices_taken());
   } catch (const LeftThePartsRuns&) {
@@ -208,7 +209,7 @@ std::optional<std::vector<std::string>> merged_schedule(
   ++out.model_runs;
   try {
     const RunResult confirmed = replay_world(SearchEngine::Model, world_trace)->run();
-    if (!same_observations(world_trace, confirmed.log, observed, options.compare_steps))
+    if (!same_observations(world_trace, confirmed.log, observed, options.compare_steps, client_ids))
       return std::nullopt;
   } catch (const spec::ReplayError&) {
     return std::nullopt;
@@ -231,7 +232,7 @@ bool may_split(const Options& options) {
 }
 
 Report search_by_parts(const Trace& trace, const Log& observed, const Options& options,
-                       const Deadline& deadline,
+                       ClientIdForm client_ids, const Deadline& deadline,
                        const std::vector<std::vector<std::string>>& parts) {
   Report out;
   out.profile = options.profile;
@@ -255,7 +256,7 @@ Report search_by_parts(const Trace& trace, const Log& observed, const Options& o
     }
     Trace part = part_trace(trace, agents);
     const PartLog& log = logs[i];
-    Report report = search_every_reading(part, log.log, options, deadline);
+    Report report = search_every_reading(part, log.log, options, client_ids, deadline);
     PartSearch& searched = out.parts[i];
     searched.searched = true;
     searched.verdict = report.verdict;
@@ -295,7 +296,7 @@ Report search_by_parts(const Trace& trace, const Log& observed, const Options& o
     runs.push_back(std::move(*run));
   }
   std::optional<std::vector<std::string>> schedule =
-      merged_schedule(trace, *readings, observed, options, parts, std::move(runs), out);
+      merged_schedule(trace, *readings, observed, options, client_ids, parts, std::move(runs), out);
   if (!schedule) return out;
   out.verdict = Verdict::Allowed;
   out.decided_by_parts = true;

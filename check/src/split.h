@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "deadline.h"
+#include "event_match.h"
 #include "lockstep/check.h"
 
 namespace lockstep::check {
@@ -20,9 +21,9 @@ bool may_split(const Options& options);
 // trace with the same events for the part's agents. Allowed if every part's is and the parts'
 // schedules merge into one under which the model replays the whole log (so that verdict never
 // rests on that argument). Otherwise unknown. The totals count the parts' searches and the
-// merge's replays.
+// merge's replays. Every part's clientIds are read in the whole log's form (`client_ids`, I-23).
 Report search_by_parts(const Trace& trace, const Log& observed, const Options& options,
-                       const Deadline& deadline,
+                       ClientIdForm client_ids, const Deadline& deadline,
                        const std::vector<std::vector<std::string>>& parts);
 
 // Adds `from`'s replays, choice points, reused probes and states already tried to `to`'s.

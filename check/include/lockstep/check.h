@@ -182,7 +182,8 @@ Result<Report> check(const Trace& trace, const Log& observed, const Options& opt
 
 // Whether `observed` is what the model logged in `model`, compared as check() compares: each
 // agent's events in the same order (the order between agents is free), query() snapshots as the
-// spec orders them, clientIds paired one to one with the trace's agents (I-23), DOMExceptions by
+// spec orders them, clientIds as I-23 reads them (the agents' own ids when `observed` writes only
+// agent ids, else paired one to one with the trace's agents over the whole log), DOMExceptions by
 // name, steps unless `compare_steps` is false. For comparing a replay of a reported schedule with
 // the log it explained: two schedules may give snapshots whose held locks come in another order.
 bool same_observations(const Trace& trace, const Log& model, const Log& observed,
