@@ -15,6 +15,7 @@
 #include "generators.h"
 #include "lockstep/check.h"
 #include "lockstep/shrink.h"
+#include "lockstep/targets.h"
 #include "lockstep/trace_io.h"
 
 namespace lockstep::cli {
@@ -66,13 +67,6 @@ struct Tally {
   }
 };
 
-// A JSON pointer's reference token: "~" and "/" escaped (RFC 6901).
-std::string pointer_token(const std::string& key) {
-  std::string token;
-  for (char c : key) token += c == '~' ? "~0" : c == '/' ? "~1" : std::string(1, c);
-  return token;
-}
-
 void write_text(const fs::path& path, const std::string& text) {
   std::ofstream(path) << text;
 }
@@ -81,39 +75,34 @@ void write_text(const fs::path& path, const std::string& text) {
 
 int fuzz_target_command(const FuzzTargetArgs& args) {
   const fs::path targets_file = find_targets(args.targets);
-  auto text = read_text_file(targets_file.string());
-  if (!text) return bad("--targets: " + text.error().to_string());
-  const Json registry = Json::parse(text.value(), nullptr, /*allow_exceptions=*/false);
-  if (registry.is_discarded() || !registry.contains("targets") || !registry["targets"].is_object())
-    return bad("--targets: " + targets_file.string() + ": not a targets registry");
-  if (!registry["targets"].contains(args.target)) {
+  auto registry = read_targets_file(targets_file.string());
+  if (!registry)
+    return bad("--targets " + targets_file.string() + ": " + registry.error().to_string());
+  const TargetEntry* found = registry->find(args.target);
+  if (!found) {
     std::string known;
-    for (const auto& [name, _] : registry["targets"].items()) known += " " + name;
+    for (const TargetEntry& t : registry->targets) known += " " + t.name;
     return bad("--target: no target \"" + args.target + "\" in " + targets_file.string() +
                " (known:" + known + ")");
   }
-  const Json& target = registry["targets"][args.target];
+  const TargetEntry& target = *found;
   // "--targets FILE: targets.node.command (/targets/node/command): why"
-  const std::string target_pointer = "/targets/" + pointer_token(args.target);
   const auto refuse = [&](const std::string& member, const std::string& why) {
     return bad("--targets " + targets_file.string() + ": " +
-               Error{target_pointer + (member.empty() ? "" : "/" + member), why}.to_string());
+               Error{target.pointer + (member.empty() ? "" : "/" + member), why}.to_string());
   };
-  if (!target.contains("command") || !target["command"].is_string())
-    return refuse("command", "expected the adapter command");
   // Split once; {adapters} is filled within its word as {trace} and {log} are, so a folder with
   // a space or a `$(...)` in its name stays one argument.
-  auto command = command_words(target["command"].get<std::string>());
+  auto command = command_words(target.command);
   if (!command) return refuse("command", command.error().message);
   if (!command_has_placeholders(command.value()))
     return refuse("command", "needs {trace} and {log}");
   const Placeholders fixed{{"{adapters}", fs::absolute(targets_file).parent_path().string()}};
   // A command that replays many traces in one process (a browser kept open): adapters/README.md.
   CommandWords serve;
-  if (target.contains("serve")) {
-    if (!target["serve"].is_string() || target["serve"].get<std::string>().empty())
-      return refuse("serve", "expected the serving command");
-    auto words = command_words(target["serve"].get<std::string>());
+  if (target.serve) {
+    if (target.serve->empty()) return refuse("serve", "expected the serving command");
+    auto words = command_words(*target.serve);
     if (!words) return refuse("serve", words.error().message);
     if (has_placeholder(words.value(), "{trace}") || has_placeholder(words.value(), "{log}"))
       return refuse("serve", "takes its traces on stdin, not {trace} and {log}");
@@ -121,12 +110,11 @@ int fuzz_target_command(const FuzzTargetArgs& args) {
   }
   if (args.no_serve) serve.clear();
   gen::Profile profile;
-  if (auto error = read_gen_profile(target.value("profile", std::string("mixed")),
-                                    target.value("without", std::string()), profile))
+  if (auto error = read_gen_profile(target.profile, target.without, profile))
     return refuse("", *error);
   if (args.steps < 1) return bad("--steps: must be at least 1");
   check::Options options;
-  options.partial = target.value("partial", false);
+  options.partial = target.partial;
   options.max_runs = args.max_runs;
   options.max_seconds = args.max_seconds;
 
@@ -213,12 +201,10 @@ int fuzz_target_command(const FuzzTargetArgs& args) {
   }
   std::cerr << (tty ? "\r" : "") << tally.line(elapsed(), args.count) << "\n";
   // The commands as given, {adapters} filled in, for a reader (what ran is each one's words).
-  const auto shown = [&](const char* member) {
-    return fill_placeholders(target[member].get<std::string>(), fixed);
-  };
+  const auto shown = [&](const std::string& words) { return fill_placeholders(words, fixed); };
   const Json summary{{"target", args.target},
-                     {"command", shown("command")},
-                     {"served", serve.empty() ? Json(nullptr) : Json(shown("serve"))},
+                     {"command", shown(target.command)},
+                     {"served", serve.empty() ? Json(nullptr) : Json(shown(*target.serve))},
                      {"firstSeed", args.seed},
                      {"traces", tally.traces},
                      {"steps", args.steps},

@@ -1,0 +1,35 @@
+// The targets file that `lockstep fuzz --target` reads (adapters/targets.json, adapters/README.md):
+// the implementations lockstep can drive, each with its adapter command. Read by the same strict
+// reader as traces and logs: unknown members, duplicate keys and wrong types are errors at their
+// JSON pointer.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "lockstep/error.h"
+
+namespace lockstep {
+
+struct TargetEntry {
+  std::string name;
+  std::string pointer;  // "/targets/<name>", for errors about the entry
+  std::string description;
+  std::string command;               // with {trace}, {log} and {adapters}, not yet split
+  std::optional<std::string> serve;  // the command that replays many traces, if any
+  std::string profile = "mixed";     // gen's profile of what the target can express
+  std::string without;               // gen's --without for it
+  bool partial = false;              // check reads its logs as --partial
+};
+
+struct TargetsFile {
+  std::string about;
+  std::vector<TargetEntry> targets;  // in the file's order
+  const TargetEntry* find(const std::string& name) const;
+};
+
+Result<TargetsFile> read_targets(const std::string& json_text);
+Result<TargetsFile> read_targets_file(const std::string& path);  // "-": standard input
+
+}  // namespace lockstep
