@@ -7,6 +7,7 @@
 #include <array>
 #include <cstring>
 #include <limits>
+#include <new>
 #include <string_view>
 
 #include "json_node.h"
@@ -128,7 +129,11 @@ class LogReader : public detail::DocumentSink {
   }
 
   void expect(std::size_t events) {
-    log_.events.reserve(events);
+    try {
+      log_.events.reserve(events);
+    } catch (const std::bad_alloc&) {  // only an estimate: without it the vector grows as usual
+      return;
+    }
     // Large logs fill hundreds of megabytes: in huge pages that is a few hundred page faults
     // instead of ~10^5 (a sixth of the read's time otherwise). Advice only; ignored elsewhere.
     const std::size_t bytes = log_.events.capacity() * sizeof(Event);
@@ -302,7 +307,7 @@ Result<Log> read_log_from(detail::ByteSource& source, const ReadLimits& limits) 
   // The events are sized once from the document's size (hardly an event is written in fewer
   // bytes than this), so that the vector never grows: growing moves every event read so far and
   // touches their memory twice. Room never used is never touched, so it takes no memory.
-  constexpr std::size_t kFewestBytesPerEvent = 40;
+  constexpr std::size_t kFewestBytesPerEvent = 48;
   reader.expect(std::min(source.size_hint() / kFewestBytesPerEvent, limits.max_actions));
   const detail::ParseLimits parse{limits.max_depth * 2 + 8, limits.max_string_bytes};
   if (auto error = detail::parse_document(source, parse, "a log", "events", reader)) return *error;

@@ -2,6 +2,7 @@
 // before replay: types, members, ids and references, sizes. Errors carry the JSON pointer. The
 // document is parsed as it is read (json_stream.h): each step is converted once it is complete.
 #include <map>
+#include <new>
 #include <optional>
 #include <set>
 
@@ -122,6 +123,13 @@ class TraceReader : public DocumentSink {
       trace_.steps.push_back(read_top_level(value, child("/steps", index)));
     else
       waiting_steps_.push_back(std::move(value));
+  }
+
+  void expect(std::size_t steps) {
+    try {
+      trace_.steps.reserve(steps);
+    } catch (const std::bad_alloc&) {  // only an estimate: without it the vector grows as usual
+    }
   }
 
   // Once the whole document is parsed: what must be there, and what needs all of it.
@@ -675,6 +683,10 @@ detail::ParseLimits parse_limits(const ReadLimits& limits) {
 
 Result<Trace> read_trace_from(detail::ByteSource& source, const ReadLimits& limits) {
   TraceReader reader(limits);
+  // The steps are sized once from the document's size, as a log's events are (log_reader.cpp):
+  // an Action is large, and growing the vector moves every one read so far.
+  constexpr std::size_t kFewestBytesPerStep = 64;
+  reader.expect(std::min(source.size_hint() / kFewestBytesPerStep, limits.max_actions));
   if (auto error = detail::parse_document(source, parse_limits(limits), "a trace", "steps", reader))
     return *error;
   try {
