@@ -13,6 +13,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "json_node.h"
 #include "lockstep/error.h"
@@ -103,5 +104,26 @@ class DocumentSink {
 std::optional<Error> parse_document(ByteSource& source, const ParseLimits& limits,
                                     const std::string& what, std::string_view streamed,
                                     DocumentSink& sink);
+
+// parse_document, then what the sink's finish() makes of the whole (or its refusal).
+template <class Sink>
+auto read_document(ByteSource& source, const ParseLimits& limits, const std::string& what,
+                   std::string_view streamed, Sink& sink) -> Result<decltype(sink.finish())> {
+  if (auto error = parse_document(source, limits, what, streamed, sink)) return *error;
+  try {
+    return sink.finish();
+  } catch (const ReadFailure& f) {
+    return f.error;
+  }
+}
+
+// `read` (a function of a ByteSource) on the file at `path`, or why the file cannot be read.
+template <class Read>
+auto read_path(const std::string& path, std::size_t max_bytes, Read&& read)
+    -> decltype(read(std::declval<ByteSource&>())) {
+  auto source = ByteSource::open(path, max_bytes);
+  if (!source) return source.error();
+  return read(*source.value());
+}
 
 }  // namespace lockstep::detail

@@ -310,12 +310,7 @@ Result<Log> read_log_from(detail::ByteSource& source, const ReadLimits& limits) 
   constexpr std::size_t kFewestBytesPerEvent = 48;
   reader.expect(std::min(source.size_hint() / kFewestBytesPerEvent, limits.max_actions));
   const detail::ParseLimits parse{limits.max_depth * 2 + 8, limits.max_string_bytes};
-  if (auto error = detail::parse_document(source, parse, "a log", "events", reader)) return *error;
-  try {
-    return reader.finish();
-  } catch (const detail::ReadFailure& f) {
-    return f.error;
-  }
+  return detail::read_document(source, parse, "a log", "events", reader);
 }
 
 }  // namespace
@@ -325,9 +320,9 @@ Result<Log> read_log(const std::string& text, const ReadLimits& limits) {
 }
 
 Result<Log> read_log_file(const std::string& path, const ReadLimits& limits) {
-  auto source = detail::ByteSource::open(path, limits.max_document_bytes);
-  if (!source) return source.error();
-  return read_log_from(*source.value(), limits);
+  return detail::read_path(path, limits.max_document_bytes, [&](detail::ByteSource& source) {
+    return read_log_from(source, limits);
+  });
 }
 
 Result<std::string> read_text_file(const std::string& path, std::size_t max_bytes) {

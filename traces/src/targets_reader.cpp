@@ -88,13 +88,7 @@ class TargetsReader : public detail::DocumentSink {
 
 Result<TargetsFile> read_targets_from(detail::ByteSource& source) {
   TargetsReader reader;
-  if (auto error = detail::parse_document(source, kLimits, "a targets file", "", reader))
-    return *error;
-  try {
-    return reader.finish();
-  } catch (const detail::ReadFailure& f) {
-    return f.error;
-  }
+  return detail::read_document(source, kLimits, "a targets file", "", reader);
 }
 
 }  // namespace
@@ -110,9 +104,7 @@ Result<TargetsFile> read_targets(const std::string& text) {
 }
 
 Result<TargetsFile> read_targets_file(const std::string& path) {
-  auto source = detail::ByteSource::open(path, kMaxTargetsBytes);
-  if (!source) return source.error();
-  return read_targets_from(*source.value());
+  return detail::read_path(path, kMaxTargetsBytes, read_targets_from);
 }
 
 }  // namespace lockstep

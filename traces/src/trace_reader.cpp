@@ -687,13 +687,7 @@ Result<Trace> read_trace_from(detail::ByteSource& source, const ReadLimits& limi
   // an Action is large, and growing the vector moves every one read so far.
   constexpr std::size_t kFewestBytesPerStep = 64;
   reader.expect(std::min(source.size_hint() / kFewestBytesPerStep, limits.max_actions));
-  if (auto error = detail::parse_document(source, parse_limits(limits), "a trace", "steps", reader))
-    return *error;
-  try {
-    return reader.finish();
-  } catch (const detail::ReadFailure& f) {
-    return f.error;
-  }
+  return detail::read_document(source, parse_limits(limits), "a trace", "steps", reader);
 }
 
 }  // namespace
@@ -703,9 +697,9 @@ Result<Trace> read_trace(const std::string& text, const ReadLimits& limits) {
 }
 
 Result<Trace> read_trace_file(const std::string& path, const ReadLimits& limits) {
-  auto source = detail::ByteSource::open(path, limits.max_document_bytes);
-  if (!source) return source.error();
-  return read_trace_from(*source.value(), limits);
+  return detail::read_path(path, limits.max_document_bytes, [&](detail::ByteSource& source) {
+    return read_trace_from(source, limits);
+  });
 }
 
 }  // namespace lockstep
