@@ -140,20 +140,33 @@ std::string log_of(const std::vector<std::string>& events) {
   return text + "]}";
 }
 
+// What the text holds; a test failure (and an empty trace or log) when it does not read.
+Trace trace_of(const std::string& json) {
+  auto trace = read_trace(json);
+  if (trace.ok()) return std::move(trace.value());
+  ADD_FAILURE() << trace.error().to_string();
+  return Trace{};
+}
+
+Log log_from(const std::string& json) {
+  auto log = read_log(json);
+  if (log.ok()) return std::move(log.value());
+  ADD_FAILURE() << log.error().to_string();
+  return Log{};
+}
+
+// check's report; a test failure (and an unknown verdict) when check cannot decide.
+Report report_of(const std::string& trace_json, const std::string& log_json,
+                 const Options& options = {}) {
+  auto report = check(trace_of(trace_json), log_from(log_json), options);
+  if (report.ok()) return std::move(report.value());
+  ADD_FAILURE() << report.error().to_string();
+  return Report{};
+}
+
 Verdict verdict_of(const std::string& trace_json, const std::string& log_json,
                    const Options& options = {}) {
-  const auto trace = read_trace(trace_json);
-  const auto log = read_log(log_json);
-  if (!trace.ok() || !log.ok()) {
-    ADD_FAILURE() << (trace.ok() ? log.error().to_string() : trace.error().to_string());
-    return Verdict::Unknown;
-  }
-  const auto report = check(trace.value(), log.value(), options);
-  if (!report.ok()) {
-    ADD_FAILURE() << report.error().to_string();
-    return Verdict::Unknown;
-  }
-  return report.value().verdict;
+  return report_of(trace_json, log_json, options).verdict;
 }
 
 // kTwoHoldersOneWaiter's log, its snapshot's value given.
@@ -331,23 +344,13 @@ TEST(CheckClientIds, PartsReadClientIdsInTheWholeLogsForm) {
     EXPECT_EQ(verdict_of(kTwoPartitions, opaque, Options{.split = split}), Verdict::Allowed);
     EXPECT_EQ(verdict_of(kTwoPartitions, agent_ids, Options{.split = split}), Verdict::NotAllowed);
   }
-  const auto trace = read_trace(kTwoPartitions);
-  const auto read = read_log(opaque);
-  ASSERT_TRUE(trace.ok() && read.ok());
-  const auto report = check(trace.value(), read.value(), Options{.split = Split::First});
-  ASSERT_TRUE(report.ok());
-  EXPECT_TRUE(report.value().decided_by_parts);
+  EXPECT_TRUE(report_of(kTwoPartitions, opaque, Options{.split = Split::First}).decided_by_parts);
 }
 
 // Only the clientIds of the trace's query snapshots decide the form.
 TEST(CheckClientIds, TheFormIsDecidedByTheSnapshotsClientIds) {
-  const auto trace = read_trace(kTwoHoldersOneWaiter);
-  ASSERT_TRUE(trace.ok());
-  const auto form = [&](const std::string& text) {
-    const auto log = read_log(text);
-    EXPECT_TRUE(log.ok());
-    return client_id_form(trace.value(), log.ok() ? log.value() : Log{});
-  };
+  const Trace trace = trace_of(kTwoHoldersOneWaiter);
+  const auto form = [&](const std::string& text) { return client_id_form(trace, log_from(text)); };
   EXPECT_EQ(form(two_holders_log("A", "B", "C")), ClientIdForm::AgentIds);
   EXPECT_EQ(form(two_holders_log("A", "B", "e02d")), ClientIdForm::Opaque);
   EXPECT_EQ(form(log_of({settled_query(0, "A", "q1", snapshot({}, {}))})), ClientIdForm::AgentIds);
@@ -373,18 +376,15 @@ TEST(CheckClientIds, ClassesRefineToAOneToOnePairing) {
 
 // same_observations, as the properties use it, reads the ids as check does.
 TEST(CheckClientIds, SameObservationsPairsClientIdsAsCheckDoes) {
-  const auto trace = read_trace(kTwoHoldersOneWaiter);
-  const auto model = read_log(two_holders_log("A", "B", "C"));
-  ASSERT_TRUE(trace.ok() && model.ok());
+  const Trace trace = trace_of(kTwoHoldersOneWaiter);
+  const Log model = log_from(two_holders_log("A", "B", "C"));
   const auto observed = [](const std::string& x, const std::string& y, const std::string& w) {
-    const auto log = read_log(two_holders_log(x, y, w));
-    EXPECT_TRUE(log.ok());
-    return log.ok() ? log.value() : Log{};
+    return log_from(two_holders_log(x, y, w));
   };
-  EXPECT_TRUE(same_observations(trace.value(), model.value(), observed("A", "B", "C")));
-  EXPECT_FALSE(same_observations(trace.value(), model.value(), observed("B", "A", "C")));
-  EXPECT_TRUE(same_observations(trace.value(), model.value(), observed("9f1c", "77ab", "e02d")));
-  EXPECT_FALSE(same_observations(trace.value(), model.value(), observed("9f1c", "77ab", "9f1c")));
+  EXPECT_TRUE(same_observations(trace, model, observed("A", "B", "C")));
+  EXPECT_FALSE(same_observations(trace, model, observed("B", "A", "C")));
+  EXPECT_TRUE(same_observations(trace, model, observed("9f1c", "77ab", "e02d")));
+  EXPECT_FALSE(same_observations(trace, model, observed("9f1c", "77ab", "9f1c")));
 }
 
 }  // namespace

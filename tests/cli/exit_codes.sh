@@ -1,18 +1,6 @@
 #!/usr/bin/env bash
 # The CLI's exit codes: 0 success, 1 a log that differs from the expected one, 2 bad input.
-set -u
-lockstep=$1
-root=$2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail=0
-check() {  # expected-code description command...
-  local want=$1 what=$2
-  shift 2
-  "$@" >"$tmp/out" 2>"$tmp/err"
-  local got=$?
-  if [ "$got" -ne "$want" ]; then echo "FAIL $what: exit $got, expected $want"; cat "$tmp/err"; fail=1; fi
-}
+source "$(dirname "$0")/common.sh" "$@"
 trace=$root/traces/corpus/web-locks/basic-exclusive.trace.json
 check 0 "run" "$lockstep" run "$trace"
 check 0 "run --help" "$lockstep" run --help
@@ -59,9 +47,6 @@ cat > "$tmp/serve.json" <<JSON
   "per-trace": {"profile": "locks", "command": "$lockstep run --engine impl {trace} -o {log}", "serve": "$serve --garble"},
   "wrong": {"profile": "locks", "command": "false {trace} {log}", "serve": "$serve {trace}"}}}
 JSON
-summary() {  # folder python-expression-over-s
-  python3 -c "import json,sys; s=json.load(open(sys.argv[1]+'/summary.json')); sys.exit(0 if ($2) else 1)" "$1"
-}
 check 0 "fuzz --target served" "$lockstep" fuzz --targets "$tmp/serve.json" --target served --count 5 --seed 3 --out "$tmp/served"
 summary "$tmp/served" "s['allowed'] == 5 and s['served'].endswith('serve-impl.py $lockstep')" \
   || { echo "FAIL fuzz --target served: not every trace allowed through the server"; fail=1; }

@@ -2,26 +2,9 @@
 # What every command that reads a trace or a log does with input it cannot use: exit 2 and one
 # line "lockstep: FILE: [path (pointer): ]why", never an internal error, never the file's name twice,
 # never a JSON library's exception id; "-" reads standard input; a size limit holds while reading.
-set -u
-lockstep=$1
-root=$2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail=0
+source "$(dirname "$0")/common.sh" "$@"
 trace=$root/traces/corpus/web-locks/basic-exclusive.trace.json
 log=$root/traces/corpus/web-locks/basic-exclusive.log.json
-
-expect() {  # code exact-stderr description command...
-  local want=$1 line=$2 what=$3
-  shift 3
-  "$@" >"$tmp/out" 2>"$tmp/err" </dev/null
-  local got=$?
-  if [ "$got" -ne "$want" ]; then
-    echo "FAIL $what: exit $got, expected $want"; cat "$tmp/err"; fail=1
-  elif [ -n "$line" ] && [ "$(cat "$tmp/err")" != "$line" ]; then
-    echo "FAIL $what: stderr is"; cat "$tmp/err"; echo "  expected: $line"; fail=1
-  fi
-}
 
 # The log reader behind check, run --expect and render --log: the same refusal from each.
 printf '{"format": [], "version": 1, "events": []}' > "$tmp/bad.log.json"

@@ -4,22 +4,7 @@
 # adapter commands are split into words once and started without a shell, placeholders filled
 # within their words. Every refusal is checked by its exact message. Usage: safety.sh LOCKSTEP
 # SOURCE_DIR
-set -u
-lockstep=$1
-root=$2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail=0
-check() {  # expected-code description command...
-  local want=$1 what=$2
-  shift 2
-  "$@" >"$tmp/out" 2>"$tmp/err"
-  local got=$?
-  if [ "$got" -ne "$want" ]; then echo "FAIL $what: exit $got, expected $want"; cat "$tmp/err"; fail=1; fi
-}
-said() {  # description exact-line: stderr has that line
-  grep -qxF -- "$2" "$tmp/err" || { echo "FAIL $1: stderr lacks: $2"; cat "$tmp/err"; fail=1; }
-}
+source "$(dirname "$0")/common.sh" "$@"
 files_outside() {  # every path under $tmp but the folder given (and check's out and err)
   (cd "$tmp" && find . \( -path "./$1" -o -path ./out -o -path ./err \) -prune -o -print | sort)
 }
@@ -140,9 +125,6 @@ check 2 "fuzz --target empty command" "$lockstep" fuzz --targets "$tmp/bad.json"
 said "fuzz --target empty command" "lockstep: fuzz --targets $tmp/bad.json: targets.empty.command (/targets/empty/command): the command is empty (no program to run)"
 check 2 "fuzz --target serve unbalanced quote" "$lockstep" fuzz --targets "$tmp/bad.json" --target serve-quote --count 1 --out "$tmp/bad"
 said "fuzz --target serve unbalanced quote" "lockstep: fuzz --targets $tmp/bad.json: targets.serve-quote.serve (/targets/serve-quote/serve): the ' quote at character 9 is never closed"
-summary() {  # folder python-expression-over-s
-  python3 -c "import json,sys; s=json.load(open(sys.argv[1]+'/summary.json')); sys.exit(0 if ($2) else 1)" "$1"
-}
 check 1 "fuzz --target missing program" "$lockstep" fuzz --targets "$tmp/bad.json" --target missing --count 2 --out "$tmp/missing"
 summary "$tmp/missing" "s['adapterFailures'] == 2 and all(f['message'] == 'could not start $tmp/none/adapter: No such file or directory' for f in s['failures'])" \
   || { echo "FAIL fuzz --target: a missing program is not reported as not started"; cat "$tmp/missing/summary.json"; fail=1; }

@@ -2,14 +2,10 @@
 # lockstep shrink against a buggy toy target (tests/toy-target): every generated trace on which the
 # target fails `check` shrinks to a trace of at most six calls over at most two agents that still
 # fails. Usage: shrink.sh LOCKSTEP SOURCE_DIR
-set -u
-lockstep=$1
-root=$2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+source "$(dirname "$0")/common.sh" "$@"
 toy="bash $root/tests/toy-target/shared-granted-as-exclusive.sh $lockstep {trace} {log}"
 "$lockstep" gen --profile locks --seed 100 --count 40 --steps 25 --out "$tmp/gen" || exit 1
-fail=0 failing=0
+failing=0
 for trace in "$tmp"/gen/*.trace.json; do
   bash "$root/tests/toy-target/shared-granted-as-exclusive.sh" "$lockstep" "$trace" "$tmp/toy.log.json" || continue
   "$lockstep" check "$trace" "$tmp/toy.log.json" > /dev/null 2>&1

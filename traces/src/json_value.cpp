@@ -38,33 +38,4 @@ Json to_json(const Value& value) {
   return nullptr;
 }
 
-Value from_json(const Json& j) {
-  switch (j.type()) {
-    case Json::value_t::null:
-      return Value::null();
-    case Json::value_t::boolean:
-      return Value::boolean(j.get<bool>());
-    case Json::value_t::number_integer:
-    case Json::value_t::number_unsigned:
-    case Json::value_t::number_float:
-      return Value::number(j.get<double>());
-    case Json::value_t::string:
-      return Value::string(j.get<std::string>());
-    case Json::value_t::array: {
-      std::vector<Value> items;
-      for (const Json& item : j) items.push_back(from_json(item));
-      return Value::array(std::move(items));
-    }
-    case Json::value_t::object: {
-      if (j.size() == 1 && j.contains("DOMException") && j["DOMException"].is_string())
-        return Value::dom_exception(j["DOMException"].get<std::string>());
-      std::vector<std::pair<std::string, Value>> members;
-      for (auto it = j.begin(); it != j.end(); ++it) members.emplace_back(it.key(), from_json(*it));
-      return Value::object(std::move(members));
-    }
-    default:
-      return Value();
-  }
-}
-
 }  // namespace lockstep::detail

@@ -1,4 +1,4 @@
-// Conversions between lockstep::Value and nlohmann JSON; private to the traces library.
+// lockstep::Value as nlohmann JSON (for writing); private to the traces library.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -10,7 +10,5 @@ namespace lockstep::detail {
 using Json = nlohmann::ordered_json;
 
 Json to_json(const Value& value);
-// Any JSON as a value; {"DOMException": name} is a DOMException. No limits: for trusted logs.
-Value from_json(const Json& json);
 
 }  // namespace lockstep::detail

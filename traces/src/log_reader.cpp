@@ -5,7 +5,6 @@
 #include <sys/mman.h>
 
 #include <array>
-#include <cstring>
 #include <limits>
 #include <new>
 #include <string_view>
@@ -323,18 +322,6 @@ Result<Log> read_log_file(const std::string& path, const ReadLimits& limits) {
   return detail::read_path(path, limits.max_document_bytes, [&](detail::ByteSource& source) {
     return read_log_from(source, limits);
   });
-}
-
-Result<std::string> read_text_file(const std::string& path, std::size_t max_bytes) {
-  auto source = detail::ByteSource::open(path, max_bytes);
-  if (!source) return source.error();
-  std::string text;
-  for (detail::ByteSource& bytes = *source.value(); bytes.Peek() != '\0';) text += bytes.Take();
-  if (source.value()->over_limit())
-    return Error{"", "file exceeds the limit of " + std::to_string(max_bytes) + " bytes"};
-  if (source.value()->read_error())
-    return Error{"", std::string("read error: ") + std::strerror(source.value()->read_error())};
-  return text;
 }
 
 }  // namespace lockstep

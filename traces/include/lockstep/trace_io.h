@@ -33,7 +33,4 @@ std::string write_log(const Log& log);  // one event a line
 // JSON text of a value, as traces and logs write it.
 std::string write_value(const Value& value);
 
-// Reads a whole file ("-": standard input) of at most `max_bytes`; an Error says why it could not.
-Result<std::string> read_text_file(const std::string& path, std::size_t max_bytes = 16u << 20);
-
 }  // namespace lockstep
