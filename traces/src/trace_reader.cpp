@@ -5,6 +5,8 @@
 #include <new>
 #include <optional>
 #include <set>
+#include <string_view>
+#include <unordered_map>
 
 #include "json_node.h"
 #include "json_stream.h"
@@ -66,6 +68,19 @@ unsigned kinds_of(const Action& a) {
     default:
       return 0;
   }
+}
+
+// The op a step's "op" names, by the names the format gives them (op_name).
+std::optional<Op> op_named(std::string_view name) {
+  static const std::unordered_map<std::string_view, Op> kOps = [] {
+    std::unordered_map<std::string_view, Op> ops;
+    for (int i = 0; i <= static_cast<int>(Op::Mark); ++i)
+      ops.emplace(op_name(static_cast<Op>(i)), static_cast<Op>(i));
+    return ops;
+  }();
+  const auto it = kOps.find(name);
+  if (it == kOps.end()) return std::nullopt;
+  return it->second;
 }
 
 class TraceReader : public DocumentSink {
@@ -151,12 +166,19 @@ class TraceReader : public DocumentSink {
   std::size_t action_count_ = 0;
   struct Definition {
     unsigned kinds;
-    std::string agent;
-    std::string pointer;
     Op op;
+    const Agent* owner;  // null for advanceTime's world, which defines nothing
+    std::string pointer;
   };
+  // Hashed: a trace defines up to max_actions ids, each looked up by every reference to it.
   std::map<std::string, Definition> ids_;
+  std::unordered_map<std::string_view, const Agent*> agents_;  // by id, into trace_.agents
   std::map<std::string, std::string> terminated_at_;  // agent -> pointer of its terminate step
+
+  const Agent* agent_of(const std::string& id) const {
+    const auto it = agents_.find(id);
+    return it == agents_.end() ? nullptr : it->second;
+  }
 
   const Node& require(const Node& obj, const char* key, const std::string& pointer) {
     const Node* found = obj.find(key);
@@ -178,10 +200,18 @@ class TraceReader : public DocumentSink {
   }
 
   std::string string_of(const Node& value, const std::string& pointer, std::size_t limit) {
-    if (!value.is_string()) fail(pointer, "expected a string, got " + value.type_name());
+    return string_of(value, pointer, {}, limit);
+  }
+
+  // The same for the member `key` of the object at `parent` (no key: `parent` itself), whose
+  // pointer is only spelled out when the value is refused.
+  std::string string_of(const Node& value, const std::string& parent, std::string_view key,
+                        std::size_t limit) {
+    const auto where = [&] { return key.empty() ? parent : child(parent, key); };
+    if (!value.is_string()) fail(where(), "expected a string, got " + value.type_name());
     const std::string& s = value.as_string();
     if (s.size() > limit)
-      fail(pointer, "string of " + std::to_string(s.size()) + " bytes exceeds the limit of " +
+      fail(where(), "string of " + std::to_string(s.size()) + " bytes exceeds the limit of " +
                         std::to_string(limit));
     return s;
   }
@@ -193,7 +223,7 @@ class TraceReader : public DocumentSink {
       if (required) fail(pointer, std::string("missing required member \"") + key + "\"");
       return {};
     }
-    return string_of(*found, child(pointer, key), max_bytes ? max_bytes : limits_.max_string_bytes);
+    return string_of(*found, pointer, key, max_bytes ? max_bytes : limits_.max_string_bytes);
   }
 
   std::string get_id(const Node& obj, const char* key, const std::string& pointer) {
@@ -274,6 +304,7 @@ class TraceReader : public DocumentSink {
       }
       trace_.agents.push_back(std::move(agent));
     }
+    for (const Agent& a : trace_.agents) agents_.emplace(a.id, &a);
     // An explicit event loop name must not be another agent's own id (its default loop name).
     for (const Agent& a : trace_.agents)
       for (const Agent& b : trace_.agents)
@@ -291,7 +322,7 @@ class TraceReader : public DocumentSink {
         fail(child(p, "agent"), "advanceTime moves the world's clock and takes no agent");
     } else {
       agent = get_string(j, "agent", p, true, limits_.max_id_bytes);
-      if (!trace_.agent(agent)) fail(child(p, "agent"), "no agent with id " + show(agent));
+      if (!agent_of(agent)) fail(child(p, "agent"), "no agent with id " + show(agent));
       auto t = terminated_at_.find(agent);
       if (t != terminated_at_.end())
         fail(child(p, "agent"),
@@ -317,17 +348,15 @@ class TraceReader : public DocumentSink {
     Action a;
     a.pointer = p;
     a.agent = agent;
-    std::string op = get_string(j, "op", p, true);
-    const auto members = [&](std::initializer_list<const char*> own) {
-      std::vector<const char*> allowed{"op", "note"};
-      if (top_level) {
-        allowed.push_back("agent");
-        allowed.push_back("settle");
-      }
-      allowed.insert(allowed.end(), own.begin(), own.end());
+    const std::string op = get_string(j, "op", p, true);
+    const std::optional<Op> named = op_named(op);
+    if (!named) fail(child(p, "op"), "unknown op " + show(op));
+    a.op = *named;
+    const auto members = [&](std::initializer_list<std::string_view> own) {
       for (const auto& [key, value] : j.members()) {
-        bool known = false;
-        for (const char* k : allowed) known = known || key == k;
+        bool known =
+            key == "op" || key == "note" || (top_level && (key == "agent" || key == "settle"));
+        for (std::string_view k : own) known = known || key == k;
         if (!known) fail(child(p, key), "unknown member \"" + key + "\" for op \"" + op + "\"");
       }
     };
@@ -342,35 +371,29 @@ class TraceReader : public DocumentSink {
       a.body = read_body(j[key], child(p, key), agent, depth + 1);
     };
 
-    if (op == "request") {
-      a.op = Op::Request;
+    if (a.op == Op::Request) {
       members({"id", "name", "options", "callback"});
       define(a, j, p);
       a.name = get_string(j, "name", p, true);
       if (j.contains("options"))
         a.lock_options = read_lock_options(j["options"], child(p, "options"), agent);
       a.callback = read_callback(j, p, agent, depth);
-    } else if (op == "query") {
-      a.op = Op::Query;
+    } else if (a.op == Op::Query) {
       members({"id"});
       define(a, j, p);
-    } else if (op == "newAbortController") {
-      a.op = Op::NewAbortController;
+    } else if (a.op == Op::NewAbortController) {
       members({"id"});
       define(a, j, p);
-    } else if (op == "abort") {
-      a.op = Op::Abort;
+    } else if (a.op == Op::Abort) {
       members({"signal", "reason"});
       a.signal = reference(j, "signal", p, agent, kAbortController,
                            "an AbortController or TaskController");
       if (j.contains("reason")) a.reason = read_value(j["reason"], child(p, "reason"));
-    } else if (op == "timeoutSignal") {
-      a.op = Op::TimeoutSignal;
+    } else if (a.op == Op::TimeoutSignal) {
       members({"id", "ms"});
       a.ms = get_ms(j, "ms", p, 9007199254740991ull);
       define(a, j, p);
-    } else if (op == "settle") {
-      a.op = Op::Settle;
+    } else if (a.op == Op::Settle) {
       members({"target", "outcome", "value"});
       a.target = reference(
           j, "target", p, agent, kSettleable,
@@ -383,34 +406,28 @@ class TraceReader : public DocumentSink {
       else
         fail(child(p, "outcome"), "expected \"fulfill\" or \"reject\", got " + show(outcome));
       if (j.contains("value")) a.value = read_value(j["value"], child(p, "value"));
-    } else if (op == "terminate") {
-      a.op = Op::Terminate;
+    } else if (a.op == Op::Terminate) {
       members({});
-    } else if (op == "unload") {
-      a.op = Op::Unload;
+    } else if (a.op == Op::Unload) {
       members({});
-      if (trace_.agent(agent)->kind != AgentKind::Window)
+      if (agent_of(agent)->kind != AgentKind::Window)
         fail(child(p, "op"),
              "unload applies to a window's document; " + show(agent) + " is a worker");
-    } else if (op == "postTask") {
-      a.op = Op::PostTask;
+    } else if (a.op == Op::PostTask) {
       members({"id", "options", "callback"});
       define(a, j, p);
       if (j.contains("options"))
         read_post_task_options(a, j["options"], child(p, "options"), agent);
       a.callback = read_callback(j, p, agent, depth);
-    } else if (op == "newTaskController") {
-      a.op = Op::NewTaskController;
+    } else if (a.op == Op::NewTaskController) {
       members({"id", "priority"});
       define(a, j, p);
       if (j.contains("priority")) a.priority = get_priority(j["priority"], child(p, "priority"));
-    } else if (op == "setPriority") {
-      a.op = Op::SetPriority;
+    } else if (a.op == Op::SetPriority) {
       members({"controller", "priority"});
       a.controller = reference(j, "controller", p, agent, kTaskController, "a TaskController");
       a.priority = get_priority(require(j, "priority", p), child(p, "priority"));
-    } else if (op == "taskSignalAny") {
-      a.op = Op::TaskSignalAny;
+    } else if (a.op == Op::TaskSignalAny) {
       members({"id", "signals", "priority"});
       const Node& signals = require(j, "signals", p);
       if (!signals.is_array()) fail(child(p, "signals"), "expected an array of signal ids");
@@ -432,66 +449,53 @@ class TraceReader : public DocumentSink {
         }
       }
       define(a, j, p);
-    } else if (op == "onPriorityChange") {
-      a.op = Op::OnPriorityChange;
+    } else if (a.op == Op::OnPriorityChange) {
       members({"signal", "body"});
       a.signal = reference(j, "signal", p, agent, kTaskSignal, "a TaskSignal");
       body("body", false);
-    } else if (op == "requestIdleCallback") {
-      a.op = Op::RequestIdleCallback;
+    } else if (a.op == Op::RequestIdleCallback) {
       members({"id", "callback"});
-      if (trace_.agent(agent)->kind != AgentKind::Window)
+      if (agent_of(agent)->kind != AgentKind::Window)
         fail(child(p, "op"),
              "requestIdleCallback is exposed on windows only; " + show(agent) + " is a worker");
       define(a, j, p);
       a.callback = read_callback(j, p, agent, depth);
-    } else if (op == "run") {
-      a.op = Op::Run;
+    } else if (a.op == Op::Run) {
       members({"body"});
       body("body", true);
-    } else if (op == "setTimeout") {
-      a.op = Op::SetTimeout;
+    } else if (a.op == Op::SetTimeout) {
       members({"id", "ms", "body"});
       a.ms = get_ms(j, "ms", p, 2147483647ull);
       define(a, j, p);
       body("body", false);
-    } else if (op == "newPromise") {
-      a.op = Op::NewPromise;
+    } else if (a.op == Op::NewPromise) {
       members({"id"});
       define(a, j, p);
-    } else if (op == "then") {
-      a.op = Op::Then;
+    } else if (a.op == Op::Then) {
       members({"target", "body"});
       a.target = reference(j, "target", p, agent, kPromise,
                            "a promise (request, query, postTask, yield, newPromise)");
       body("body", false);
-    } else if (op == "queueMicrotask") {
-      a.op = Op::QueueMicrotask;
+    } else if (a.op == Op::QueueMicrotask) {
       members({"body"});
       body("body", false);
-    } else if (op == "advanceTime") {
-      a.op = Op::AdvanceTime;
+    } else if (a.op == Op::AdvanceTime) {
       if (!top_level) fail(child(p, "op"), "advanceTime moves the world's clock: top level only");
       members({"ms"});
       a.ms = get_ms(j, "ms", p, 9007199254740991ull);
-    } else if (op == "await") {
-      a.op = Op::Await;
+    } else if (a.op == Op::Await) {
       body_only();
       members({"target"});
       a.target = reference(j, "target", p, agent, kPromise,
                            "a promise (request, query, postTask, yield, newPromise)");
-    } else if (op == "yield") {
-      a.op = Op::Yield;
+    } else if (a.op == Op::Yield) {
       body_only();
       members({"id"});
       define(a, j, p);
-    } else if (op == "mark") {
-      a.op = Op::Mark;
+    } else if (a.op == Op::Mark) {
       body_only();
       members({"label"});
       a.label = get_string(j, "label", p, true);
-    } else {
-      fail(child(p, "op"), "unknown op " + show(op));
     }
     return a;
   }
@@ -582,7 +586,7 @@ class TraceReader : public DocumentSink {
         j["callback"].is_object() && j["callback"].contains("result") &&
         j["callback"]["result"].is_object() && j["callback"]["result"].contains("pending"))
       kinds |= kSettleable;
-    auto [it, inserted] = ids_.try_emplace(a.id, Definition{kinds, a.agent, p, a.op});
+    auto [it, inserted] = ids_.try_emplace(a.id, Definition{kinds, a.op, agent_of(a.agent), p});
     if (!inserted)
       fail(child(p, "id"), "duplicate id " + show(a.id) + " (first defined by " +
                                Error{it->second.pointer, ""}.path() + ")");
@@ -603,8 +607,8 @@ class TraceReader : public DocumentSink {
     if (!(it->second.kinds & kinds))
       fail(p, show(id) + " is made by " + std::string(op_name(it->second.op)) + " at " +
                   Error{it->second.pointer, ""}.path() + "; expected " + what);
-    const Agent* user = trace_.agent(agent);
-    const Agent* owner = trace_.agent(it->second.agent);
+    const Agent* user = agent_of(agent);
+    const Agent* owner = it->second.owner;
     if (user && owner && user->event_loop != owner->event_loop)
       fail(p, show(id) + " belongs to agent " + show(owner->id) + ", whose event loop script on " +
                   show(user->id) + " cannot reach");
