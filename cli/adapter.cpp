@@ -8,16 +8,19 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <thread>
 #include <tuple>
 #include <vector>
 
 #include "command_words.h"
 #include "lockstep/trace_io.h"
+#include "stop_signals.h"
 
 extern char** environ;
 
@@ -26,6 +29,7 @@ namespace {
 
 constexpr int kCannotExpress = 4;  // adapters/README.md
 constexpr int kAdapterFailed = 1;
+constexpr int kStopped = -1;  // run_command's code for a run a stop request ended
 
 // What the adapter wrote to stderr, its last 40 lines at most: a crash's own message often comes
 // after warnings (Node's PromiseRejectionHandledWarning, say), so the first line is not enough.
@@ -59,7 +63,8 @@ Result<pid_t> spawn(const CommandWords& words, const posix_spawn_file_actions_t&
   sigemptyset(&defaults);
   sigaddset(&defaults, SIGPIPE);
   posix_spawnattr_setsigdefault(&attributes, &defaults);
-  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGDEF);
+  posix_spawnattr_setpgroup(&attributes, 0);  // a group of its own, which end_group() ends
+  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP);
   pid_t pid = 0;
   const int error = posix_spawnp(&pid, argv[0], &actions, &attributes, argv.data(), environ);
   posix_spawnattr_destroy(&attributes);
@@ -67,12 +72,40 @@ Result<pid_t> spawn(const CommandWords& words, const posix_spawn_file_actions_t&
   return pid;
 }
 
-// Its exit code, or 128 + the signal's number when a signal killed it, as a shell reports it.
+int exit_code_of(int status) {
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+// Ends the process group `pid` leads, the adapter and what it started, and reaps `pid`: SIGTERM
+// first, so that it can close what it opened (browser/launch.py closes its browsers on it), then
+// SIGKILL for whatever of the group is left after `grace`.
+void end_group(pid_t pid, std::chrono::milliseconds grace = std::chrono::milliseconds(2000)) {
+  kill(-pid, SIGTERM);
+  const auto until = std::chrono::steady_clock::now() + grace;
+  bool reaped = false;
+  while (!reaped && std::chrono::steady_clock::now() < until) {
+    const pid_t r = waitpid(pid, nullptr, WNOHANG);
+    reaped = r == pid || (r < 0 && errno == ECHILD);
+    if (!reaped) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  kill(-pid, SIGKILL);  // the rest of the group, if any (ESRCH otherwise)
+  if (!reaped)
+    while (waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
+    }
+}
+
+// Its exit code, or 128 + the signal's number when a signal killed it, as a shell reports it;
+// kStopped when a stop request came first (the group is then ended).
 int wait_for(pid_t pid) {
   int status = 0;
-  while (waitpid(pid, &status, 0) < 0)
+  while (waitpid(pid, &status, 0) < 0) {
     if (errno != EINTR) return kAdapterFailed;  // not our child: cannot happen
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    if (stop_requested()) {
+      end_group(pid);
+      return kStopped;
+    }
+  }
+  return exit_code_of(status);
 }
 
 }  // namespace
@@ -106,13 +139,27 @@ class Adapter::Server {
     if (!spawned || !to_ || !from_) ended_ = true;
   }
 
+  // End of input: the server finishes and exits (closing its browsers takes a few seconds); on a
+  // stop request, or if it is still there 10 s later, its group is ended.
   ~Server() {
-    if (to_) fclose(to_);  // end of input: the server finishes and exits
+    if (to_) fclose(to_);
     if (from_) fclose(from_);
-    if (pid_ > 0) waitpid(pid_, nullptr, 0);
+    if (pid_ <= 0) return;
+    if (stop_requested()) {
+      end_group(pid_);
+      return;
+    }
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (std::chrono::steady_clock::now() < until) {
+      const pid_t r = waitpid(pid_, nullptr, WNOHANG);
+      if (r == pid_ || (r < 0 && errno != EINTR)) return;
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    end_group(pid_);
   }
 
-  // The answer's line, or nothing once the server has ended (it then answers nothing more).
+  // The answer's line, or nothing once the server has ended (it then answers nothing more) or a
+  // stop request came (stopped() then says so, and the server is ended with the Server).
   std::optional<std::string> ask(const std::string& request) {
     if (ended_) return std::nullopt;
     // A server that has ended closes its stdin: writing to it must fail, not kill lockstep.
@@ -124,14 +171,21 @@ class Adapter::Server {
     }
     std::string line;
     for (int c; (c = std::fgetc(from_)) != '\n';) {
+      if (c == EOF && std::ferror(from_) && errno == EINTR && !stop_requested()) {
+        std::clearerr(from_);  // another signal: go on reading
+        continue;
+      }
       if (c == EOF) {
         ended_ = true;
+        stopped_ = stop_requested();
         return std::nullopt;
       }
       line += static_cast<char>(c);
     }
     return line;
   }
+
+  bool stopped() const { return stopped_; }
 
   bool ended() const { return ended_; }
   // Why it never started ("could not start PROGRAM: why"); empty when it did.
@@ -145,6 +199,7 @@ class Adapter::Server {
   FILE* to_ = nullptr;
   FILE* from_ = nullptr;
   bool ended_ = false;
+  bool stopped_ = false;
 };
 
 bool command_has_placeholders(const CommandWords& command) {
@@ -173,6 +228,7 @@ Adapter::~Adapter() {
 }
 
 AdapterRun Adapter::run(const Trace& trace) {
+  if (stop_requested()) return AdapterRun{AdapterRun::Kind::Stopped, kStopped, "stopped", {}};
   const auto trace_file = dir_ / "candidate.trace.json";
   const auto log_file = dir_ / "candidate.log.json";
   std::error_code ignored;
@@ -187,6 +243,10 @@ AdapterRun Adapter::run(const Trace& trace) {
     return out;
   }
   std::tie(out.exit_code, out.message) = run_command(trace_file, log_file);
+  if (out.exit_code == kStopped) {
+    out.kind = AdapterRun::Kind::Stopped;
+    return out;
+  }
   if (out.exit_code == kCannotExpress) {
     out.message = out.message.substr(0, out.message.find('\n'));  // "cannot express: why"
     out.kind = AdapterRun::Kind::CannotExpress;
@@ -222,6 +282,10 @@ std::pair<int, std::string> Adapter::run_command(const std::filesystem::path& tr
               "the adapter's server answered what is not {\"exit\", \"message\"}: " +
                   line->substr(0, 200)};
     }
+    if (server_->stopped()) {
+      server_.reset();  // ends its group
+      return {kStopped, "stopped"};
+    }
     // It ended: what it said last is the failure's message; the next trace starts it again.
     std::string said = stderr_text(server_->stderr_file());
     server_.reset();
@@ -235,6 +299,8 @@ std::pair<int, std::string> Adapter::run_command(const std::filesystem::path& tr
   values["{log}"] = log_file.string();
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
+  // No terminal input: the adapter's group is not the terminal's foreground group.
+  posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
   posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
   posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, err_file.c_str(),
                                    O_WRONLY | O_CREAT | O_TRUNC, 0644);

@@ -21,7 +21,9 @@ struct AdapterRun {
   enum class Kind {
     Logged,         // exit 0 and a readable log
     CannotExpress,  // exit 4: the target cannot express the trace (stderr says why)
-    Failed,  // another exit (a crash of the engine, or of the adapter), no log, or never started
+    Failed,   // another exit (a crash of the engine, or of the adapter), no log, or never started
+    Stopped,  // SIGINT or SIGTERM asked lockstep to stop (stop_signals.h): the adapter was ended
+              // or never started, and the run says nothing of the implementation
   } kind = Kind::Failed;
   int exit_code = 0;  // 128 + the signal's number when a signal killed it
   // "cannot express: ..." (exit 4), the last 40 lines of stderr (a failure), or "could not start
@@ -40,11 +42,14 @@ class Adapter {
  public:
   // `command` must hold {trace} and {log}; check_options judge its logs. It is started with
   // posix_spawnp, no shell: its first word is the program (looked up on PATH without a `/`), its
-  // stdout goes to /dev/null and its stderr is kept. `serve_command`, when given, runs once and
-  // replays every trace the adapter is handed (adapters/README.md, "Serving many traces"): a line
-  // of JSON {"trace", "log"} on its stdin per trace, a line {"exit", "message"} on its stdout
-  // back, the exit codes `command`'s; it is started again if it ends. `fixed` fills the other
-  // placeholders of both ({adapters}), in the same pass as {trace} and {log}.
+  // stdin and stdout are /dev/null and its stderr is kept. Each adapter process leads a process
+  // group of its own, so that what it starts (browsers) can be ended with it: on a stop request
+  // (stop_signals.h) the group is sent SIGTERM, then SIGKILL if it is still there 2 s later.
+  // `serve_command`, when given, runs once and replays every trace the adapter is handed
+  // (adapters/README.md, "Serving many traces"): a line of JSON {"trace", "log"} on its stdin per
+  // trace, a line {"exit", "message"} on its stdout back, the exit codes `command`'s; it is started
+  // again if it ends. `fixed` fills the other placeholders of both ({adapters}), in the same pass
+  // as {trace} and {log}.
   Adapter(CommandWords command, check::Options check_options, CommandWords serve_command = {},
           Placeholders fixed = {});
   ~Adapter();

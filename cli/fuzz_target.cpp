@@ -2,14 +2,18 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "adapter.h"
+#include "campaign_journal.h"
 #include "command_words.h"
 #include "gen.h"
 #include "generators.h"
@@ -17,12 +21,12 @@
 #include "lockstep/shrink.h"
 #include "lockstep/targets.h"
 #include "lockstep/trace_io.h"
+#include "stop_signals.h"
 
 namespace lockstep::cli {
 namespace {
 
 namespace fs = std::filesystem;
-using Json = nlohmann::ordered_json;
 constexpr int kClean = 0, kFailures = 1, kBadInput = 2;
 
 int bad(const std::string& what) {
@@ -48,21 +52,36 @@ fs::path find_targets(const std::string& given) {
 // What a fuzz run counts, and how it shows them on one line.
 struct Tally {
   std::uint64_t traces = 0, allowed = 0, not_allowed = 0, failed = 0, cannot = 0, unknown = 0;
-  std::string line(double seconds, std::uint64_t count) const {
-    std::string bar;
+  void count(const TraceRecord& r) {
+    ++traces;
+    if (r.outcome == "allowed") ++allowed;
+    if (r.outcome == "not allowed") ++not_allowed;
+    if (r.outcome == "unknown") ++unknown;
+    if (r.outcome == "adapter failed") ++failed;
+    if (r.outcome == "cannot express") ++cannot;
+  }
+  // `rate`: traces a second in this run; with `count` known, the time left at that rate.
+  std::string line(double seconds, std::uint64_t count, double rate) const {
+    std::string bar, eta;
     if (count > 0) {
-      const std::size_t width = 24, done = width * traces / count;
+      const std::size_t width = 24, done = width * std::min(traces, count) / count;
       bar = "[" + std::string(done, '=') + std::string(width - done, ' ') + "] ";
+      if (rate > 0 && traces < count) {
+        char left[40];
+        std::snprintf(left, sizeof left, ", %.0fs left",
+                      static_cast<double>(count - traces) / rate);
+        eta = left;
+      }
     }
-    char text[200];
+    char text[240];
     std::snprintf(text, sizeof text,
                   "%s%llu traces: %llu allowed, %llu not allowed, %llu adapter failures, %llu "
-                  "cannot express, %llu unknown  %.0fs",
+                  "cannot express, %llu unknown  %.0fs, %.2f traces/s%s",
                   bar.c_str(), static_cast<unsigned long long>(traces),
                   static_cast<unsigned long long>(allowed),
                   static_cast<unsigned long long>(not_allowed),
                   static_cast<unsigned long long>(failed), static_cast<unsigned long long>(cannot),
-                  static_cast<unsigned long long>(unknown), seconds);
+                  static_cast<unsigned long long>(unknown), seconds, rate, eta.c_str());
     return text;
   }
 };
@@ -119,62 +138,97 @@ int fuzz_target_command(const FuzzTargetArgs& args) {
   options.max_seconds = args.max_seconds;
 
   std::error_code ec;
-  fs::create_directories(fs::path(args.out) / "failures", ec);
+  // A campaign to resume must be there already; a new one makes its folder.
+  if (!args.resume) fs::create_directories(fs::path(args.out) / "failures", ec);
   if (ec) return bad("--out: cannot make " + args.out + ": " + ec.message());
-  Adapter adapter(command.value(), options, serve, fixed);
+  // The commands as given, {adapters} filled in, for a reader (what ran is each one's words).
+  const auto shown = [&](const std::string& words) { return fill_placeholders(words, fixed); };
+  // What a resumed campaign must share with the stopped one for the two to be one campaign.
+  const Json campaign{
+      {"target", args.target},
+      {"command", shown(target.command)},
+      {"served", serve.empty() ? Json(nullptr) : Json(shown(*target.serve))},
+      {"firstSeed", args.seed},
+      {"count", args.count},
+      {"minutes", std::isfinite(args.minutes) ? Json(args.minutes) : Json(nullptr)},
+      {"steps", args.steps},
+      {"shrink", args.shrink},
+      {"maxRuns", args.max_runs},
+      {"maxSeconds", args.max_seconds > 0 ? Json(args.max_seconds) : Json(nullptr)}};
+  const fs::path journal_file = fs::path(args.out) / "progress.jsonl";
+  std::vector<TraceRecord> records;
+  auto journal = args.resume ? CampaignJournal::resume(journal_file, campaign, records)
+                             : CampaignJournal::start(journal_file, campaign);
+  if (!journal)
+    return bad(std::string(args.resume ? "--resume" : "--out") + ": " + journal_file.string() +
+               ": " + journal.error().to_string());
+
   Tally tally;
-  Json failures = Json::array();
-  Json unknowns = Json::array();  // undecided within the budget: kept to be checked again
+  std::map<std::uint64_t, TraceRecord> done;  // by trace index: summary.json lists them so
   int shrunk = 0;
+  double spent = 0;  // seconds of the campaign's earlier runs
+  for (TraceRecord& r : records) {
+    tally.count(r);
+    shrunk += r.shrunk ? 1 : 0;
+    spent = std::max(spent, r.at);
+    done.emplace(r.index, std::move(r));
+  }
+  const StopSignals stop_signals;
+  Adapter adapter(command.value(), options, serve, fixed);
   const bool tty = isatty(STDERR_FILENO);
   const auto start = std::chrono::steady_clock::now();
   const auto elapsed = [&] {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   };
-  for (std::uint64_t i = 0; args.count == 0 || i < args.count; ++i) {
-    if (elapsed() >= args.minutes * 60) break;
-    const std::uint64_t seed = args.seed + i;
-    const Trace trace = generate_trace(profile, seed, args.steps);
-    ++tally.traces;
-    const AdapterRun ran = adapter.run(trace);
+  std::uint64_t ran_here = 0;
+  const auto progress = [&] {
+    const double rate = elapsed() > 0 ? static_cast<double>(ran_here) / elapsed() : 0;
+    return tally.line(spent + elapsed(), args.count, rate);
+  };
+
+  // Trace i, run, judged and kept; nothing when a stop request ended one of its adapter runs
+  // (it is then not counted, and a resumed campaign runs it again).
+  const auto run_trace = [&](std::uint64_t i) -> std::optional<TraceRecord> {
+    TraceRecord record;
+    record.index = i;
+    record.seed = args.seed + i;
+    const Trace trace = generate_trace(profile, record.seed, args.steps);
+    AdapterRun ran = adapter.run(trace);
+    if (ran.kind == AdapterRun::Kind::Stopped) return std::nullopt;
     std::optional<check::Report> report;
     if (ran.kind == AdapterRun::Kind::CannotExpress) {
-      ++tally.cannot;
+      record.outcome = "cannot express";
     } else if (ran.kind == AdapterRun::Kind::Failed) {
-      ++tally.failed;
+      record.outcome = "adapter failed";
+    } else if (auto checked = check::check(trace, ran.log, options); !checked) {
+      // The log names what the trace lacks (an agent, a step): the adapter's defect.
+      record.outcome = "adapter failed";
+      ran.exit_code = 0;
+      ran.message = "check cannot read the log against the trace: " + checked.error().to_string();
     } else {
-      auto checked = check::check(trace, ran.log, options);
-      if (!checked) {  // the adapter logged an agent the trace lacks: the adapter's defect
-        ++tally.failed;
-      } else {
-        report = checked.value();
-        if (report->verdict == check::Verdict::Allowed) ++tally.allowed;
-        if (report->verdict == check::Verdict::Unknown) ++tally.unknown;
-        if (report->verdict == check::Verdict::NotAllowed) ++tally.not_allowed;
-      }
+      report = checked.value();
+      record.outcome = check::verdict_name(report->verdict);
     }
     // Kept in folder/<trace>: the trace and, when check judged the log, the log and check's
     // explanation; the entry summary.json lists it by.
+    fs::path dir;
     const auto keep = [&](const char* folder) {
-      const fs::path dir = fs::path(args.out) / folder / trace.name;
+      dir = fs::path(args.out) / folder / trace.name;
       fs::create_directories(dir, ec);
       write_text(dir / "trace.json", write_trace(trace));
-      Json entry{{"seed", seed}, {"trace", (dir / "trace.json").string()}};
+      Json entry{{"seed", record.seed}, {"trace", (dir / "trace.json").string()}};
       if (report) {
         write_text(dir / "observed.log.json", write_log(ran.log));
         write_text(dir / "check.txt", check::to_text(*report, trace.name));
         entry["kind"] = check::verdict_name(report->verdict);
         entry["log"] = (dir / "observed.log.json").string();
       }
-      return std::make_pair(dir, entry);
+      return entry;
     };
-    if (report && report->verdict == check::Verdict::Unknown)
-      unknowns.push_back(keep("unknown").second);
-    const bool failure = ran.kind == AdapterRun::Kind::Failed ||
-                         (report && report->verdict == check::Verdict::NotAllowed);
-    if (failure) {
+    if (record.outcome == "unknown") record.unknown = keep("unknown");
+    if (record.outcome == "adapter failed" || record.outcome == "not allowed") {
       // Kept: the trace, what the adapter did, and check's explanation; the first few shrunk.
-      auto [dir, entry] = keep("failures");
+      Json entry = keep("failures");
       if (!report) {
         write_text(dir / "adapter.txt",
                    "exit " + std::to_string(ran.exit_code) + ": " + ran.message + "\n");
@@ -183,43 +237,78 @@ int fuzz_target_command(const FuzzTargetArgs& args) {
         entry["message"] = ran.message;
       }
       if (report && shrunk < args.shrink) {
-        ++shrunk;
         check::ShrinkStats stats;
         const Trace minimal = check::shrink(
             trace, [&](const Trace& t) { return adapter.fails(t); }, &stats);
+        if (stop_requested()) {  // its candidates' runs were cut short: not a shrink
+          fs::remove_all(dir, ec);
+          return std::nullopt;
+        }
         write_text(dir / "minimal.trace.json", write_trace(minimal));
         entry["minimal"] = (dir / "minimal.trace.json").string();
         entry["minimalCalls"] = stats.calls_after;
         entry["minimalAgents"] = stats.agents_after;
+        record.shrunk = true;
       }
-      failures.push_back(entry);
+      record.failure = entry;
     }
+    record.at = spent + elapsed();
+    return record;
+  };
+
+  std::optional<std::string> journal_error;
+  for (std::uint64_t i = 0; args.count == 0 || i < args.count; ++i) {
+    if (done.count(i)) continue;
+    if (stop_requested() || spent + elapsed() >= args.minutes * 60) break;
+    std::optional<TraceRecord> record = run_trace(i);
+    if (!record) break;
+    if (auto error = journal.value().append(*record)) {
+      journal_error = journal_file.string() + ": " + error->to_string();
+      break;
+    }
+    tally.count(*record);
+    shrunk += record->shrunk ? 1 : 0;
+    ++ran_here;
+    done.emplace(i, std::move(*record));
     if (tty)
-      std::cerr << "\r" << tally.line(elapsed(), args.count) << std::flush;
+      std::cerr << "\r" << progress() << std::flush;
     else if (tally.traces % 10 == 0)
-      std::cerr << tally.line(elapsed(), args.count) << "\n";
+      std::cerr << progress() << "\n";
   }
-  std::cerr << (tty ? "\r" : "") << tally.line(elapsed(), args.count) << "\n";
-  // The commands as given, {adapters} filled in, for a reader (what ran is each one's words).
-  const auto shown = [&](const std::string& words) { return fill_placeholders(words, fixed); };
+  std::cerr << (tty ? "\r" : "") << progress() << "\n";
+  Json failures = Json::array();
+  Json unknowns = Json::array();  // undecided within the budget: kept to be checked again
+  for (const auto& [i, r] : done) {
+    if (!r.failure.is_null()) failures.push_back(r.failure);
+    if (!r.unknown.is_null()) unknowns.push_back(r.unknown);
+  }
+  const int stopped_by = stop_signal();
   const Json summary{{"target", args.target},
-                     {"command", shown(target.command)},
-                     {"served", serve.empty() ? Json(nullptr) : Json(shown(*target.serve))},
+                     {"command", campaign["command"]},
+                     {"served", campaign["served"]},
                      {"firstSeed", args.seed},
                      {"traces", tally.traces},
                      {"steps", args.steps},
-                     {"seconds", elapsed()},
+                     {"seconds", spent + elapsed()},
                      {"allowed", tally.allowed},
                      {"notAllowed", tally.not_allowed},
                      {"adapterFailures", tally.failed},
                      {"cannotExpress", tally.cannot},
                      {"unknown", tally.unknown},
                      {"maxRuns", args.max_runs},
-                     {"maxSeconds", args.max_seconds > 0 ? Json(args.max_seconds) : Json(nullptr)},
+                     {"maxSeconds", campaign["maxSeconds"]},
+                     {"stoppedBy", stopped_by ? Json(stop_signal_name(stopped_by)) : Json(nullptr)},
                      {"failures", failures},
                      {"unknowns", unknowns}};
   write_text(fs::path(args.out) / "summary.json", summary.dump(2) + "\n");
   std::cerr << "results in " << args.out << "/summary.json\n";
+  if (journal_error) return bad("--out: " + *journal_error);
+  if (stopped_by) {
+    std::cerr << "lockstep: fuzz stopped by " << stop_signal_name(stopped_by) << " after "
+              << tally.traces << " traces; --resume --out " << args.out
+              << " with the same options finishes the campaign\n";
+    return 128 + stopped_by;
+  }
   return failures.empty() ? kClean : kFailures;
 }
 

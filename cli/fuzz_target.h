@@ -20,11 +20,14 @@ struct FuzzTargetArgs {
   // and its time per trace and per shrink candidate (check::Options::max_seconds); 0: none
   double max_seconds = 0;
   std::string out = "fuzz-results";
+  // Go on with the campaign stopped in `out` (its progress.jsonl), given the same options.
+  bool resume = false;
 };
 
 // Exit 0 when no trace the target ran was judged not allowed and the adapter never failed (traces
 // check could not decide within its budget are kept under unknown/ and counted, as those are), 1
-// when failures were kept, 2 bad input.
+// when failures were kept, 2 bad input, 128 + the signal's number when SIGINT or SIGTERM stopped
+// it (summary.json then says what was done, and --resume finishes it).
 int fuzz_target_command(const FuzzTargetArgs& args);
 
 }  // namespace lockstep::cli

@@ -107,6 +107,9 @@ int main(int argc, char** argv) {
                    "--target: check's time per trace (and per shrink candidate), wall-clock "
                    "seconds before the verdict is unknown (0, the default: no limit)")
       ->check(kSeconds);
+  fuzz_cmd->add_flag("--resume", fuzz_target.resume,
+                     "--target: finish the campaign that a signal stopped in --out (its "
+                     "progress.jsonl), given the same options");
   fuzz_cmd->add_flag("--no-serve", fuzz_target.no_serve,
                      "--target: start the adapter once per trace even where the target can serve "
                      "many traces from one process (targets.json \"serve\")");

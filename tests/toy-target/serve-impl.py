@@ -3,7 +3,9 @@
 traces"): each request line {"trace", "log"} is replayed by `lockstep run --engine impl`, whose log
 every check allows. For the tests of a server that fails: --give-up-after N ends the process,
 saying why on stderr, on the request after its N-th answer; --garble answers with what is not an
-answer. Usage: serve-impl.py LOCKSTEP [--give-up-after N] [--garble]"""
+answer; --delay S waits S seconds in a child process (`sleep`) before each replay, so that a test can
+stop a campaign while a trace is in flight. Usage: serve-impl.py LOCKSTEP [--give-up-after N]
+[--garble] [--delay S]"""
 import json
 import subprocess
 import sys
@@ -11,6 +13,7 @@ import sys
 lockstep = sys.argv[1]
 give_up_after = int(sys.argv[sys.argv.index("--give-up-after") + 1]) \
     if "--give-up-after" in sys.argv else None
+delay = sys.argv[sys.argv.index("--delay") + 1] if "--delay" in sys.argv else None
 answered = 0
 for line in sys.stdin:
     if answered == give_up_after:
@@ -20,6 +23,8 @@ for line in sys.stdin:
     if "--garble" in sys.argv:
         print("not json", flush=True)
         continue
+    if delay:
+        subprocess.run(["sleep", delay])
     done = subprocess.run([lockstep, "run", "--engine", "impl", request["trace"], "-o",
                            request["log"]], capture_output=True, text=True)
     print(json.dumps({"exit": done.returncode, "message": done.stderr.strip()}), flush=True)
