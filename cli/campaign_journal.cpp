@@ -68,15 +68,16 @@ Result<CampaignJournal> CampaignJournal::start(const std::filesystem::path& file
   return journal;
 }
 
-Result<CampaignJournal> CampaignJournal::resume(const std::filesystem::path& file,
-                                                const Json& campaign,
-                                                std::vector<TraceRecord>& records) {
+Result<Json> CampaignJournal::read(const std::filesystem::path& file,
+                                   std::vector<TraceRecord>& records, std::size_t* kept_bytes) {
   std::ifstream in(file, std::ios::binary);
-  if (!in) return Error{"", "no journal to resume (" + std::string(std::strerror(errno)) + ")"};
+  if (!in) return Error{"", "no journal (" + std::string(std::strerror(errno)) + ")"};
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   // What a stop cut short: a last line without its newline.
   std::size_t kept = text.size();
   if (!text.empty() && text.back() != '\n') kept = text.rfind('\n') + 1;  // npos + 1 = 0
+  if (kept_bytes) *kept_bytes = kept;
+  Json campaign;
   std::set<std::uint64_t> seen;
   std::size_t line_number = 0;
   for (std::size_t at = 0; at < kept;) {
@@ -91,13 +92,7 @@ Result<CampaignJournal> CampaignJournal::resume(const std::filesystem::path& fil
     if (line_number == 1) {
       if (!line.is_object() || !line.contains("campaign") || !line["campaign"].is_object())
         return Error{"", "line 1: not a campaign's journal (no \"campaign\")"};
-      const Json& was = line["campaign"];
-      for (const auto& [key, value] : campaign.items()) {
-        const Json before = was.contains(key) ? was[key] : Json();
-        if (before != value)
-          return Error{"/campaign/" + key, "the stopped campaign's " + key + " was " +
-                                               shown(before) + ", this one's is " + shown(value)};
-      }
+      campaign = line["campaign"];
       continue;
     }
     auto record = record_of(line);
@@ -107,6 +102,25 @@ Result<CampaignJournal> CampaignJournal::resume(const std::filesystem::path& fil
     records.push_back(std::move(record.value()));
   }
   if (line_number == 0) return Error{"", "empty: not a campaign's journal"};
+  return campaign;
+}
+
+Result<CampaignJournal> CampaignJournal::resume(const std::filesystem::path& file,
+                                                const Json& campaign,
+                                                std::vector<TraceRecord>& records) {
+  std::size_t kept = 0;
+  auto was = read(file, records, &kept);
+  if (!was) {
+    if (was.error().message.rfind("no journal", 0) == 0)
+      return Error{"", "no journal to resume" + was.error().message.substr(10)};
+    return was.error();
+  }
+  for (const auto& [key, value] : campaign.items()) {
+    const Json before = was.value().contains(key) ? was.value()[key] : Json();
+    if (before != value)
+      return Error{"/campaign/" + key, "the stopped campaign's " + key + " was " + shown(before) +
+                                           ", this one's is " + shown(value)};
+  }
   if (truncate(file.c_str(), static_cast<off_t>(kept)) != 0)
     return Error{"", std::string("cannot write it: ") + std::strerror(errno)};
   std::FILE* out = std::fopen(file.c_str(), "a");

@@ -39,6 +39,11 @@ class CampaignJournal {
   static Result<CampaignJournal> resume(const std::filesystem::path& file, const Json& campaign,
                                         std::vector<TraceRecord>& records);
 
+  // What the journal at `file` holds: the campaign of its first line, and the traces it records
+  // (a last line cut short dropped); `kept` is how many of its bytes that is.
+  static Result<Json> read(const std::filesystem::path& file, std::vector<TraceRecord>& records,
+                           std::size_t* kept = nullptr);
+
   CampaignJournal(CampaignJournal&& other) noexcept;
   CampaignJournal& operator=(CampaignJournal&&) = delete;
   ~CampaignJournal();

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "adapter.h"
+#include "campaign.h"
 #include "campaign_journal.h"
 #include "command_words.h"
 #include "gen.h"
@@ -48,43 +49,6 @@ fs::path find_targets(const std::string& given) {
   }
   return "adapters/targets.json";
 }
-
-// What a fuzz run counts, and how it shows them on one line.
-struct Tally {
-  std::uint64_t traces = 0, allowed = 0, not_allowed = 0, failed = 0, cannot = 0, unknown = 0;
-  void count(const TraceRecord& r) {
-    ++traces;
-    if (r.outcome == "allowed") ++allowed;
-    if (r.outcome == "not allowed") ++not_allowed;
-    if (r.outcome == "unknown") ++unknown;
-    if (r.outcome == "adapter failed") ++failed;
-    if (r.outcome == "cannot express") ++cannot;
-  }
-  // `rate`: traces a second in this run; with `count` known, the time left at that rate.
-  std::string line(double seconds, std::uint64_t count, double rate) const {
-    std::string bar, eta;
-    if (count > 0) {
-      const std::size_t width = 24, done = width * std::min(traces, count) / count;
-      bar = "[" + std::string(done, '=') + std::string(width - done, ' ') + "] ";
-      if (rate > 0 && traces < count) {
-        char left[40];
-        std::snprintf(left, sizeof left, ", %.0fs left",
-                      static_cast<double>(count - traces) / rate);
-        eta = left;
-      }
-    }
-    char text[240];
-    std::snprintf(text, sizeof text,
-                  "%s%llu traces: %llu allowed, %llu not allowed, %llu adapter failures, %llu "
-                  "cannot express, %llu unknown  %.0fs, %.2f traces/s%s",
-                  bar.c_str(), static_cast<unsigned long long>(traces),
-                  static_cast<unsigned long long>(allowed),
-                  static_cast<unsigned long long>(not_allowed),
-                  static_cast<unsigned long long>(failed), static_cast<unsigned long long>(cannot),
-                  static_cast<unsigned long long>(unknown), seconds, rate, eta.c_str());
-    return text;
-  }
-};
 
 void write_text(const fs::path& path, const std::string& text) {
   std::ofstream(path) << text;
@@ -144,17 +108,19 @@ int fuzz_target_command(const FuzzTargetArgs& args) {
   // The commands as given, {adapters} filled in, for a reader (what ran is each one's words).
   const auto shown = [&](const std::string& words) { return fill_placeholders(words, fixed); };
   // What a resumed campaign must share with the stopped one for the two to be one campaign.
-  const Json campaign{
-      {"target", args.target},
-      {"command", shown(target.command)},
-      {"served", serve.empty() ? Json(nullptr) : Json(shown(*target.serve))},
-      {"firstSeed", args.seed},
-      {"count", args.count},
-      {"minutes", std::isfinite(args.minutes) ? Json(args.minutes) : Json(nullptr)},
-      {"steps", args.steps},
-      {"shrink", args.shrink},
-      {"maxRuns", args.max_runs},
-      {"maxSeconds", args.max_seconds > 0 ? Json(args.max_seconds) : Json(nullptr)}};
+  const Json campaign{{"target", args.target},
+                      {"command", shown(target.command)},
+                      {"served", serve.empty() ? Json(nullptr) : Json(shown(*target.serve))},
+                      {"firstSeed", args.seed},
+                      {"count", args.count},
+                      {"minutes", std::isfinite(args.minutes) ? Json(args.minutes) : Json(nullptr)},
+                      {"steps", args.steps},
+                      {"shrink", args.shrink},
+                      {"maxRuns", args.max_runs},
+                      {"maxSeconds", args.max_seconds > 0 ? Json(args.max_seconds) : Json(nullptr)},
+                      {"shard", args.shard_count > 1 ? Json(std::to_string(args.shard_index) + "/" +
+                                                            std::to_string(args.shard_count))
+                                                     : Json(nullptr)}};
   const fs::path journal_file = fs::path(args.out) / "progress.jsonl";
   std::vector<TraceRecord> records;
   auto journal = args.resume ? CampaignJournal::resume(journal_file, campaign, records)
@@ -183,7 +149,12 @@ int fuzz_target_command(const FuzzTargetArgs& args) {
   std::uint64_t ran_here = 0;
   const auto progress = [&] {
     const double rate = elapsed() > 0 ? static_cast<double>(ran_here) / elapsed() : 0;
-    return tally.line(spent + elapsed(), args.count, rate);
+    // This shard's share of --count: the i < count with i % shard_count == shard_index.
+    const std::uint64_t expected =
+        args.count > args.shard_index
+            ? (args.count - args.shard_index + args.shard_count - 1) / args.shard_count
+            : 0;
+    return tally.line(spent + elapsed(), expected, rate);
   };
 
   // Trace i, run, judged and kept; nothing when a stop request ended one of its adapter runs
@@ -258,7 +229,7 @@ int fuzz_target_command(const FuzzTargetArgs& args) {
 
   std::optional<std::string> journal_error;
   for (std::uint64_t i = 0; args.count == 0 || i < args.count; ++i) {
-    if (done.count(i)) continue;
+    if (done.count(i) || i % args.shard_count != args.shard_index) continue;
     if (stop_requested() || spent + elapsed() >= args.minutes * 60) break;
     std::optional<TraceRecord> record = run_trace(i);
     if (!record) break;
@@ -276,30 +247,8 @@ int fuzz_target_command(const FuzzTargetArgs& args) {
       std::cerr << progress() << "\n";
   }
   std::cerr << (tty ? "\r" : "") << progress() << "\n";
-  Json failures = Json::array();
-  Json unknowns = Json::array();  // undecided within the budget: kept to be checked again
-  for (const auto& [i, r] : done) {
-    if (!r.failure.is_null()) failures.push_back(r.failure);
-    if (!r.unknown.is_null()) unknowns.push_back(r.unknown);
-  }
   const int stopped_by = stop_signal();
-  const Json summary{{"target", args.target},
-                     {"command", campaign["command"]},
-                     {"served", campaign["served"]},
-                     {"firstSeed", args.seed},
-                     {"traces", tally.traces},
-                     {"steps", args.steps},
-                     {"seconds", spent + elapsed()},
-                     {"allowed", tally.allowed},
-                     {"notAllowed", tally.not_allowed},
-                     {"adapterFailures", tally.failed},
-                     {"cannotExpress", tally.cannot},
-                     {"unknown", tally.unknown},
-                     {"maxRuns", args.max_runs},
-                     {"maxSeconds", campaign["maxSeconds"]},
-                     {"stoppedBy", stopped_by ? Json(stop_signal_name(stopped_by)) : Json(nullptr)},
-                     {"failures", failures},
-                     {"unknowns", unknowns}};
+  const Json summary = summary_of(campaign, done, spent + elapsed(), stopped_by);
   write_text(fs::path(args.out) / "summary.json", summary.dump(2) + "\n");
   std::cerr << "results in " << args.out << "/summary.json\n";
   if (journal_error) return bad("--out: " + *journal_error);
@@ -309,7 +258,7 @@ int fuzz_target_command(const FuzzTargetArgs& args) {
               << " with the same options finishes the campaign\n";
     return 128 + stopped_by;
   }
-  return failures.empty() ? kClean : kFailures;
+  return summary["failures"].empty() ? kClean : kFailures;
 }
 
 }  // namespace lockstep::cli

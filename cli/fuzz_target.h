@@ -22,6 +22,9 @@ struct FuzzTargetArgs {
   std::string out = "fuzz-results";
   // Go on with the campaign stopped in `out` (its progress.jsonl), given the same options.
   bool resume = false;
+  // Only the traces i with i % shard_count == shard_index (--shard I/N; fuzz_shards.h).
+  std::uint64_t shard_index = 0, shard_count = 1;
+  int jobs = 1;  // traces in flight at once: that many shard processes (fuzz_shards.h)
 };
 
 // Exit 0 when no trace the target ran was judged not allowed and the adapter never failed (traces

@@ -9,6 +9,7 @@
 #include "commands.h"
 #include "export.h"
 #include "fuzz.h"
+#include "fuzz_shards.h"
 #include "fuzz_target.h"
 #include "gen.h"
 #include "render.h"
@@ -107,6 +108,24 @@ int main(int argc, char** argv) {
                    "--target: check's time per trace (and per shrink candidate), wall-clock "
                    "seconds before the verdict is unknown (0, the default: no limit)")
       ->check(kSeconds);
+  std::string fuzz_shard;
+  fuzz_cmd->add_option("--shard", fuzz_shard,
+                       "--target: I/N, only the traces i with i % N == I (`fuzz merge` joins the "
+                       "N shards' folders into the unsharded campaign's)");
+  fuzz_cmd
+      ->add_option("--jobs", fuzz_target.jobs,
+                   "--target: traces in flight at once, as that many shards run side by side "
+                   "(in OUT/shards) and merged into OUT")
+      ->check(CLI::Range(1, 64))
+      ->capture_default_str();
+  std::string merge_out;
+  std::vector<std::string> merge_shards;
+  auto* merge_cmd = fuzz_cmd->add_subcommand(
+      "merge",
+      "Join the folders of the N shards of a `fuzz --target` campaign (--shard I/N) "
+      "into the folder and summary.json the unsharded campaign has");
+  merge_cmd->add_option("--out", merge_out, "The campaign's folder to make")->required();
+  merge_cmd->add_option("shards", merge_shards, "The shards' folders")->required();
   fuzz_cmd->add_flag("--resume", fuzz_target.resume,
                      "--target: finish the campaign that a signal stopped in --out (its "
                      "progress.jsonl), given the same options");
@@ -242,13 +261,26 @@ int main(int argc, char** argv) {
     if (*run_cmd) return lockstep::cli::run_command(run);
     if (*validate_cmd) return lockstep::cli::validate_command(validate_trace);
     if (*corpus_cmd) return lockstep::cli::corpus_command(corpus);
+    if (*merge_cmd) return lockstep::cli::fuzz_merge_command(merge_out, merge_shards);
     if (*fuzz_cmd && !fuzz_target.target.empty()) {
+      if (!fuzz_shard.empty()) {
+        if (auto why = lockstep::cli::parse_shard(fuzz_shard, fuzz_target.shard_index,
+                                                  fuzz_target.shard_count)) {
+          std::cerr << "lockstep: fuzz --shard: " << *why << "\n";
+          return 2;
+        }
+        if (fuzz_target.jobs > 1) {
+          std::cerr << "lockstep: fuzz: --jobs runs shards of its own; give --shard or --jobs\n";
+          return 2;
+        }
+      }
       // With --count alone the count is the budget: a campaign of N traces is not cut short by
       // the default minute (the property suite's budget).
       const bool count_only = fuzz_target.count > 0 && fuzz_cmd->count("--minutes") == 0;
       fuzz_target.minutes = count_only ? std::numeric_limits<double>::infinity() : fuzz.minutes;
       fuzz_target.seed = fuzz.seed;
       if (fuzz_cmd->count("--out") > 0) fuzz_target.out = fuzz.out;
+      if (fuzz_target.jobs > 1) return lockstep::cli::fuzz_jobs_command(fuzz_target);
       return lockstep::cli::fuzz_target_command(fuzz_target);
     }
     if (*fuzz_cmd) return lockstep::cli::fuzz_command(fuzz);

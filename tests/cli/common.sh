@@ -37,3 +37,46 @@ said() {  # description exact-line: the last check's stderr has that line
 summary() {  # folder python-expression-over-s: a fuzz run's summary.json, as s, makes it true
   python3 -c "import json,sys; s=json.load(open(sys.argv[1]+'/summary.json')); sys.exit(0 if ($2) else 1)" "$1"
 }
+
+# For fuzz --target campaigns (durable.sh, shards.sh):
+# Waits until the journals under DIR record at least N traces, then sends the signal.
+stop_after() {  # N SIGNAL PID DIR
+  for _ in $(seq 600); do
+    [ "$(find "$4" -name progress.jsonl -exec cat {} + 2>/dev/null | grep -c '"trace"')" -ge "$1" ] && break
+    sleep 0.1
+  done
+  kill "-$2" "$3"
+}
+same_as() {  # REFERENCE DIR description: summary.json alike but for seconds and the folder
+  python3 - "$1" "$2" <<'PY' || { echo "FAIL $3: the summary differs from the uninterrupted one's"; fail=1; }
+import json, sys
+def load(d):
+    s = json.load(open(d + "/summary.json"))
+    s.pop("seconds")
+    return json.loads(json.dumps(s).replace(d, "OUT"))
+a, b = load(sys.argv[1]), load(sys.argv[2])
+for k in sorted(set(a) | set(b)):
+    if a.get(k) != b.get(k):
+        print("  %s: %r, resumed %r" % (k, a.get(k), b.get(k)))
+sys.exit(a != b)
+PY
+}
+# FILE: three targets. "slow" is buggy (shared locks granted as exclusive: failures to keep and
+# shrink) and slowed, so that a stop finds a trace in flight; its `sleep $marker`, killed by the
+# adapter itself once the slow part is over, outlives the adapter only if nobody ends the adapter's
+# process group; "fast" is the same without the sleeps. "served" replays through one server that sleeps before each trace. $marker is
+# this test's own (30 s and its process id), so that tests running side by side never see each
+# other's adapters.
+marker=30.$$
+campaign_targets() {
+  local toy=$root/tests/toy-target
+  cat > "$1" <<JSON
+{"targets": {
+  "slow": {"profile": "locks",
+    "command": "sh -c 'sleep $marker & sleep 0.3; kill \$!; exec bash \"\$0\" \"\$1\" \"\$2\" \"\$3\"' $toy/shared-granted-as-exclusive.sh $lockstep {trace} {log}"},
+  "fast": {"profile": "locks",
+    "command": "bash $toy/shared-granted-as-exclusive.sh $lockstep {trace} {log}"},
+  "served": {"profile": "locks", "command": "false {trace} {log}",
+    "serve": "python3 $toy/serve-impl.py $lockstep --delay 0.4$$"}}}
+JSON
+}

@@ -5,48 +5,15 @@
 # number, and leaves no adapter process (nor anything it started) and no temporary folder behind.
 # Usage: durable.sh LOCKSTEP SOURCE_DIR
 source "$(dirname "$0")/common.sh" "$@"
-toy=$root/tests/toy-target
 export TMPDIR=$tmp/tmpdir  # where the adapters' temporary folders go
 mkdir -p "$TMPDIR"
-# A buggy target (shared locks granted as exclusive: failures to keep and shrink), slowed so that
-# a stop finds a trace in flight; its `sleep 31.5`, killed by the adapter itself once the slow part
-# is over, outlives the adapter only if nobody ends the adapter's process group.
-cat > "$tmp/targets.json" <<JSON
-{"targets": {
-  "slow": {"profile": "locks",
-    "command": "sh -c 'sleep 31.5 & sleep 0.3; kill \$!; exec bash \"\$0\" \"\$1\" \"\$2\" \"\$3\"' $toy/shared-granted-as-exclusive.sh $lockstep {trace} {log}"},
-  "served": {"profile": "locks", "command": "false {trace} {log}",
-    "serve": "python3 $toy/serve-impl.py $lockstep --delay 0.4"}}}
-JSON
+campaign_targets "$tmp/targets.json"
 campaign=(fuzz --targets "$tmp/targets.json" --seed 100 --steps 25 --shrink 1)
-# Waits until DIR's journal records at least N traces (each takes at least 0.3 s, so a stop then
-# falls on one in flight), then sends the signal.
-stop_after() {  # N SIGNAL PID DIR
-  for _ in $(seq 600); do
-    [ "$(($(wc -l 2>/dev/null < "$4/progress.jsonl" || echo 0) - 1))" -ge "$1" ] && break
-    sleep 0.1
-  done
-  kill "-$2" "$3"
-}
-same_as() {  # REFERENCE DIR description: summary.json alike but for seconds and the folder
-  python3 - "$1" "$2" <<'PY' || { echo "FAIL $3: the summary differs from the uninterrupted one's"; fail=1; }
-import json, sys
-def load(d):
-    s = json.load(open(d + "/summary.json"))
-    s.pop("seconds")
-    return json.loads(json.dumps(s).replace(d, "OUT"))
-a, b = load(sys.argv[1]), load(sys.argv[2])
-for k in sorted(set(a) | set(b)):
-    if a.get(k) != b.get(k):
-        print("  %s: %r, resumed %r" % (k, a.get(k), b.get(k)))
-sys.exit(a != b)
-PY
-}
 no_leftovers() {  # description
   sleep 0.5
-  if pgrep -f "sleep 31.5" > /dev/null || pgrep -f "serve-impl.py $lockstep --delay" > /dev/null; then
-    echo "FAIL $1: adapter processes left running:"; pgrep -af "sleep 31.5|serve-impl.py"; fail=1
-    pkill -f "sleep 31.5"; pkill -f "serve-impl.py $lockstep --delay"
+  if pgrep -f "sleep $marker" > /dev/null || pgrep -f "delay 0.4$$" > /dev/null; then
+    echo "FAIL $1: adapter processes left running:"; pgrep -af "sleep $marker|delay 0.4$$"; fail=1
+    pkill -f "sleep $marker"; pkill -f "delay 0.4$$"
   fi
   if [ -n "$(ls -A "$TMPDIR")" ]; then echo "FAIL $1: temporary folders left: $(ls "$TMPDIR")"; fail=1; fi
 }
@@ -94,7 +61,7 @@ done
 stop_after 5 KILL "$pid" "$tmp/kill"
 wait $subshell
 printf '{"trace": 99, "seed"' >> "$tmp/kill/progress.jsonl"  # a line a SIGKILL cut short
-pkill -f "sleep 31.5"
+pkill -f "sleep $marker"
 rm -rf "${TMPDIR:?}"/*
 check 1 "resumed after SIGKILL" "$lockstep" "${campaign[@]}" --target slow --count 14 --out "$tmp/kill" --resume
 same_as "$tmp/whole" "$tmp/kill" "resumed after SIGKILL"

@@ -1,0 +1,62 @@
+#include "campaign.h"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "stop_signals.h"
+
+namespace lockstep::cli {
+
+std::string Tally::line(double seconds, std::uint64_t count, double rate) const {
+  std::string bar, eta;
+  if (count > 0) {
+    const std::size_t width = 24, done = width * std::min(traces, count) / count;
+    bar = "[" + std::string(done, '=') + std::string(width - done, ' ') + "] ";
+    if (rate > 0 && traces < count) {
+      char left[40];
+      std::snprintf(left, sizeof left, ", %.0fs left", static_cast<double>(count - traces) / rate);
+      eta = left;
+    }
+  }
+  char text[240];
+  std::snprintf(text, sizeof text,
+                "%s%llu traces: %llu allowed, %llu not allowed, %llu adapter failures, %llu "
+                "cannot express, %llu unknown  %.0fs, %.2f traces/s%s",
+                bar.c_str(), static_cast<unsigned long long>(traces),
+                static_cast<unsigned long long>(allowed),
+                static_cast<unsigned long long>(not_allowed),
+                static_cast<unsigned long long>(failed), static_cast<unsigned long long>(cannot),
+                static_cast<unsigned long long>(unknown), seconds, rate, eta.c_str());
+  return text;
+}
+
+Json summary_of(const Json& campaign, const std::map<std::uint64_t, TraceRecord>& done,
+                double seconds, int stopped_by) {
+  Tally tally;
+  Json failures = Json::array();
+  Json unknowns = Json::array();  // undecided within the budget: kept to be checked again
+  for (const auto& [i, r] : done) {
+    tally.count(r);
+    if (!r.failure.is_null()) failures.push_back(r.failure);
+    if (!r.unknown.is_null()) unknowns.push_back(r.unknown);
+  }
+  return Json{{"target", campaign["target"]},
+              {"command", campaign["command"]},
+              {"served", campaign["served"]},
+              {"firstSeed", campaign["firstSeed"]},
+              {"traces", tally.traces},
+              {"steps", campaign["steps"]},
+              {"seconds", seconds},
+              {"allowed", tally.allowed},
+              {"notAllowed", tally.not_allowed},
+              {"adapterFailures", tally.failed},
+              {"cannotExpress", tally.cannot},
+              {"unknown", tally.unknown},
+              {"maxRuns", campaign["maxRuns"]},
+              {"maxSeconds", campaign["maxSeconds"]},
+              {"stoppedBy", stopped_by ? Json(stop_signal_name(stopped_by)) : Json(nullptr)},
+              {"failures", failures},
+              {"unknowns", unknowns}};
+}
+
+}  // namespace lockstep::cli

@@ -1,0 +1,34 @@
+// What a `fuzz --target` campaign counts and reports: the tally of its traces' outcomes, its
+// progress line, and summary.json, made from the journal's records (campaign_journal.h) alone, so
+// that a campaign run at once, resumed, or merged from shards reports alike.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+
+#include "campaign_journal.h"
+
+namespace lockstep::cli {
+
+// What a fuzz run counts, and how it shows them on one line.
+struct Tally {
+  std::uint64_t traces = 0, allowed = 0, not_allowed = 0, failed = 0, cannot = 0, unknown = 0;
+  void count(const TraceRecord& r) {
+    ++traces;
+    if (r.outcome == "allowed") ++allowed;
+    if (r.outcome == "not allowed") ++not_allowed;
+    if (r.outcome == "unknown") ++unknown;
+    if (r.outcome == "adapter failed") ++failed;
+    if (r.outcome == "cannot express") ++cannot;
+  }
+  // `rate`: traces a second in this run; with `count` known, the time left at that rate.
+  std::string line(double seconds, std::uint64_t count, double rate) const;
+};
+
+// summary.json of the campaign whose records are `done` (by trace index): the counts, and the
+// entries of what was kept in index order. `stopped_by`: the signal that stopped it, or 0.
+Json summary_of(const Json& campaign, const std::map<std::uint64_t, TraceRecord>& done,
+                double seconds, int stopped_by);
+
+}  // namespace lockstep::cli

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# A `fuzz --target` campaign split into shards, or run with --jobs, is the campaign run at once:
+# the same summary.json (but for its seconds and folder), the same kept traces, the same shrunk
+# failures. Shards are run as a Kubernetes Indexed Job runs them (each process told its index by
+# JOB_COMPLETION_INDEX), side by side, then merged; a --jobs campaign stopped by SIGTERM resumes.
+# `fuzz merge` refuses folders that are not the N shards of one campaign.
+# Usage: shards.sh LOCKSTEP SOURCE_DIR
+source "$(dirname "$0")/common.sh" "$@"
+campaign_targets "$tmp/targets.json"
+base=(fuzz --targets "$tmp/targets.json" --target fast --steps 25 --shrink 2 --count 15)
+campaign=("${base[@]}" --seed 100)
+check 1 "the campaign at once" "$lockstep" "${campaign[@]}" --out "$tmp/whole"
+summary "$tmp/whole" "s['notAllowed'] >= 3 and sum('minimal' in f for f in s['failures']) == 2" \
+  || { echo "FAIL the reference campaign has too few failures to tell shards apart"; fail=1; }
+
+# --jobs 3 and 4 split it (the shards' first failures are shrunk; the merge keeps the first two).
+for jobs in 3 4; do
+  check 1 "--jobs $jobs" "$lockstep" "${campaign[@]}" --jobs "$jobs" --out "$tmp/jobs$jobs"
+  same_as "$tmp/whole" "$tmp/jobs$jobs" "--jobs $jobs"
+  [ -z "$(find "$tmp/jobs$jobs/shards" -name '*trace.json')" ] \
+    || { echo "FAIL --jobs $jobs: kept traces left in the shards' folders"; fail=1; }
+done
+
+# Three shards side by side, each picking its shard from the Indexed Job's variable, then merged.
+for i in 0 1 2; do
+  JOB_COMPLETION_INDEX=$i bash -c '"$@" --shard "$JOB_COMPLETION_INDEX/3" --out "$0/shard-$JOB_COMPLETION_INDEX"' \
+    "$tmp" "$lockstep" "${campaign[@]}" > /dev/null 2>&1 &
+done
+wait
+check 1 "fuzz merge" "$lockstep" fuzz merge --out "$tmp/merged" "$tmp/shard-2" "$tmp/shard-0" "$tmp/shard-1"
+same_as "$tmp/whole" "$tmp/merged" "three shards merged"
+
+# --jobs stopped by SIGTERM, then resumed with --jobs.
+slow=(fuzz --targets "$tmp/targets.json" --target slow --steps 25 --shrink 0 --count 15 --seed 100)
+check 1 "the slow campaign at once" "$lockstep" "${slow[@]}" --out "$tmp/slow"
+"$lockstep" "${slow[@]}" --jobs 3 --out "$tmp/stopped" > /dev/null 2>&1 &
+stop_after 5 TERM $! "$tmp/stopped"
+wait $!
+code=$?
+[ $code -eq 143 ] || { echo "FAIL --jobs 3 stopped by SIGTERM: exit $code, expected 143"; fail=1; }
+summary "$tmp/stopped" "s['stoppedBy'] == 'SIGTERM' and s['traces'] < 15" \
+  || { echo "FAIL --jobs 3 stopped by SIGTERM: summary.json does not say so"; fail=1; }
+check 1 "--jobs 3 --resume" "$lockstep" "${slow[@]}" --jobs 3 --out "$tmp/stopped" --resume
+same_as "$tmp/slow" "$tmp/stopped" "--jobs 3 stopped and resumed"
+
+# What fuzz merge refuses.
+expect 2 "lockstep: fuzz merge: shards missing: 1/3" "merge without shard 1" \
+  "$lockstep" fuzz merge --out "$tmp/m2" "$tmp/shard-0" "$tmp/shard-2"
+expect 2 "lockstep: fuzz merge: $tmp/shard-1 and $tmp/shard-1 are both shard 1/3" "merge of a shard twice" \
+  "$lockstep" fuzz merge --out "$tmp/m3" "$tmp/shard-0" "$tmp/shard-1" "$tmp/shard-1" "$tmp/shard-2"
+expect 2 "lockstep: fuzz merge: $tmp/whole/progress.jsonl: not a shard's journal (no \"shard\": \"I/N\")" \
+  "merge of an unsharded campaign" "$lockstep" fuzz merge --out "$tmp/m4" "$tmp/whole"
+"$lockstep" "${base[@]}" --seed 101 --shard 1/3 --out "$tmp/other-1" > /dev/null 2>&1
+expect 2 "lockstep: fuzz merge: $tmp/other-1 is a shard of another campaign: its firstSeed is 101, not 100" \
+  "merge of another campaign's shard" "$lockstep" fuzz merge --out "$tmp/m5" "$tmp/shard-0" "$tmp/other-1" "$tmp/shard-2"
+expect 2 "lockstep: fuzz: --jobs runs shards of its own; give --shard or --jobs" "--jobs with --shard" \
+  "$lockstep" "${campaign[@]}" --jobs 2 --shard 0/2 --out "$tmp/both"
+expect 2 "lockstep: fuzz --shard: expected I/N with 0 <= I < N, got \"3/3\"" "--shard 3/3" \
+  "$lockstep" "${campaign[@]}" --shard 3/3 --out "$tmp/bad"
+echo "shards: $([ $fail -eq 0 ] && echo ok || echo FAILED)"
+exit $fail
