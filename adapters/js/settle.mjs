@@ -64,6 +64,31 @@ export class Acks {
   }
 }
 
+// How long the agents take to acknowledge a step (Acks), which settling's quiet grows with: on a
+// loaded machine every message between the runner and its agents is slower, a grant or a
+// snapshot as much as an acknowledgement, and a fixed quiet then ends a settling before what the
+// step caused has arrived (its events stamped with the next step). quiet(q) is q, or FACTOR
+// times the slowest of the last SAMPLES acknowledgements when that is longer, at most CAP ms.
+export class RoundTrips {
+  static SAMPLES = 8;
+  static FACTOR = 4;
+  static CAP = 1000;
+
+  constructor() {
+    this.samples = [];
+  }
+
+  add(ms) {
+    this.samples.push(ms);
+    if (this.samples.length > RoundTrips.SAMPLES) this.samples.shift();
+  }
+
+  quiet(quietMs) {
+    const slowest = this.samples.length ? Math.max(...this.samples) : 0;
+    return Math.max(quietMs, Math.min(RoundTrips.CAP, RoundTrips.FACTOR * slowest));
+  }
+}
+
 // For each step, the step whose settling what happens during it belongs to: itself when it
 // settles, else the next step that does (the last step's index when none does: the final settle).
 export function settlesAt(steps) {
@@ -77,9 +102,11 @@ export function settlesAt(steps) {
 
 // A settle() that waits until `activity()` has not changed for quietMs and three turns of the
 // runner's loop, at most limitMs: quiescence, never a fixed sleep. `turn` yields one turn;
-// `pause`, when given, is awaited between quiet turns so that the loop does not spin.
+// `pause`, when given, is awaited between quiet turns so that the loop does not spin. `quietMs`
+// may be a function, asked at each settling (RoundTrips.quiet).
 export function quiescence(activity, { quietMs, limitMs, turn, pause }) {
   return async function settle() {
+    const quiet = typeof quietMs === 'function' ? quietMs() : quietMs;
     const start = performance.now();
     let seen = activity(), last = performance.now(), turns = 0;
     while (performance.now() - start < limitMs) {
@@ -88,7 +115,7 @@ export function quiescence(activity, { quietMs, limitMs, turn, pause }) {
         seen = activity();
         last = performance.now();
         turns = 0;
-      } else if (++turns >= 3 && performance.now() - last >= quietMs) {
+      } else if (++turns >= 3 && performance.now() - last >= quiet) {
         return;
       } else if (turns >= 3 && pause) {
         await pause();

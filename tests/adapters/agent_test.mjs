@@ -1,13 +1,14 @@
 // Unit tests of adapters/js/agent.mjs that need no engine: which traces a runner refuses
 // (cannotExpress) and how serveAgent stamps a step's events; and of settle.mjs, which settlings
-// the browser runner lengthens for an agent's first lock call. Run with `node --test`.
+// the browser runner lengthens for an agent's first lock call, how its quiet grows with the
+// agents' round trips, and that quiescence waits that long. Run with `node --test`.
 import assert from 'node:assert/strict';
 import test from 'node:test';
 
 import {
   Agent, cannotExpress, hideNativeLocks, newStore, serveAgent,
 } from '../../adapters/js/agent.mjs';
-import { firstLockCallSettles } from '../../adapters/js/settle.mjs';
+import { RoundTrips, firstLockCallSettles, quiescence } from '../../adapters/js/settle.mjs';
 
 const everything = {
   ops: ['request', 'query', 'newAbortController', 'abort', 'newTaskController', 'setPriority',
@@ -153,4 +154,31 @@ test('a first lock call in a callback counts; one rejected before the lock manag
     { agent: 'A', op: 'run', body: [{ op: 'then', target: 'p', body: [{ op: 'query', id: 'q' }] }] },
   ];
   assert.deepEqual([...firstLockCallSettles(nested)], [1]);
+});
+
+test('the quiet grows with the slowest recent round trip, within its cap', () => {
+  const trips = new RoundTrips();
+  assert.equal(trips.quiet(60), 60);  // nothing measured yet
+  trips.add(5);
+  assert.equal(trips.quiet(60), 60);  // an idle machine: 4 x 5 ms is less than the quiet asked
+  trips.add(40);
+  assert.equal(trips.quiet(60), 160);  // a loaded one: 4 x the slowest
+  trips.add(3000);  // an acknowledgement that timed out
+  assert.equal(trips.quiet(60), 1000);
+  for (let i = 0; i < 8; ++i) trips.add(10);  // the slow ones age out
+  assert.equal(trips.quiet(60), 60);
+});
+
+test('quiescence asks a quiet given as a function at each settling', async () => {
+  let quiet = 0;
+  const settle = quiescence(() => 0, {
+    quietMs: () => quiet, limitMs: 5000, turn: () => new Promise((r) => setTimeout(r, 5)),
+  });
+  for (const ms of [0, 150]) {
+    quiet = ms;
+    const start = performance.now();
+    await settle();
+    const took = performance.now() - start;
+    assert.ok(took >= ms, `settled after ${took} ms, before the quiet of ${ms} ms`);
+  }
 });

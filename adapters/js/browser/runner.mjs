@@ -6,12 +6,14 @@
 // agents of the trace's other partitions live in other browsers (partition.mjs), reached through
 // the loopback server's relay (relay.mjs).
 //
-// Settling after a step is quiescence: no message from any agent for QUIET_MS and three turns,
-// at most LIMIT_MS, and, with other partitions, a round trip to each of their pages that brings
+// Settling after a step is quiescence: no message from any agent for QUIET_MS (longer when the
+// agents' round trips are slow: RoundTrips in settle.mjs) and three turns, at most LIMIT_MS, and, with other partitions, a round trip to each of their pages that brings
 // nothing new. An event that a step's own task logs carries that step; any other carries the
 // step being settled when it arrives (traces/README.md).
 import { cannotExpress, schedulingOps } from '../agent.mjs';
-import { Acks, Recorder, firstLockCallSettles, quiescence, replaySteps } from '../settle.mjs';
+import {
+  Acks, Recorder, RoundTrips, firstLockCallSettles, quiescence, replaySteps,
+} from '../settle.mjs';
 import { agentParamsOf, hostAgents, originsOf, partitionOf } from './host.mjs';
 import { RUNNER, Relay, partitionMailbox } from './relay.mjs';
 
@@ -86,8 +88,11 @@ async function main() {
   remote.listen(onMessage);
   await Promise.all([local.ready, remote.allReady()]);
 
+  // The quiet grows with the agents' round trips (RoundTrips): under load it lengthens by itself.
+  const roundTrips = new RoundTrips();
   const quietFor = (quietMs) => quiescence(() => recorder.activity, {
-    quietMs, limitMs: LIMIT_MS, turn: () => new Promise((r) => setTimeout(r, 0)),
+    quietMs: () => roundTrips.quiet(quietMs), limitMs: LIMIT_MS,
+    turn: () => new Promise((r) => setTimeout(r, 0)),
   });
   const [shortQuiet, longQuiet] = [quietFor(QUIET_MS), quietFor(FIRST_CALL_QUIET_MS)];
   const firstCalls = firstLockCallSettles(trace.steps, trace.agents);
@@ -111,8 +116,10 @@ async function main() {
       // went on, or ended, before the step's events came (corpus trace
       // scheduling/prioritychange-heard-in-another-window, now and then on Firefox).
       const performed = acks.wait(step.agent, i);
+      const sent = performance.now();
       agent.send({ lockstep: 'perform', step: i, action: step });
       await performed;
+      roundTrips.add(performance.now() - sent);
     },
     settle: (i) => (remote.partitions.length ? remote.settle(quietAfter(i)) : quietAfter(i)()),
   });
