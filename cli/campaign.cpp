@@ -2,10 +2,16 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <iostream>
 
 #include "stop_signals.h"
 
 namespace lockstep::cli {
+
+int fuzz_bad_input(const std::string& what) {
+  std::cerr << "lockstep: fuzz " << what << "\n";
+  return kCampaignBadInput;
+}
 
 std::string Tally::line(double seconds, std::uint64_t count, double rate) const {
   std::string bar, eta;

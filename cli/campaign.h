@@ -11,6 +11,11 @@
 
 namespace lockstep::cli {
 
+// A campaign's exits (fuzz_target.h; a stop by a signal exits 128 + its number).
+constexpr int kCampaignClean = 0, kCampaignFailures = 1, kCampaignBadInput = 2;
+// Bad input to `fuzz`: "lockstep: fuzz WHAT" on stderr, and kCampaignBadInput.
+int fuzz_bad_input(const std::string& what);
+
 // What a fuzz run counts, and how it shows them on one line.
 struct Tally {
   std::uint64_t traces = 0, allowed = 0, not_allowed = 0, failed = 0, cannot = 0, unknown = 0;

@@ -28,12 +28,6 @@ namespace lockstep::cli {
 namespace {
 
 namespace fs = std::filesystem;
-constexpr int kClean = 0, kFailures = 1, kBadInput = 2;
-
-int bad(const std::string& what) {
-  std::cerr << "lockstep: fuzz " << what << "\n";
-  return kBadInput;
-}
 
 bool parse_number(std::string_view text, std::uint64_t& value) {
   const auto r = std::from_chars(text.data(), text.data() + text.size(), value);
@@ -146,7 +140,7 @@ Result<Json> merge_shards(const fs::path& out, const std::vector<std::string>& s
 int exit_of(const Json& summary) {
   if (summary["stoppedBy"] == "SIGINT") return 128 + SIGINT;
   if (summary["stoppedBy"] == "SIGTERM") return 128 + SIGTERM;
-  return summary["failures"].empty() ? kClean : kFailures;
+  return summary["failures"].empty() ? kCampaignClean : kCampaignFailures;
 }
 
 std::string number(double d) {
@@ -169,9 +163,9 @@ std::optional<std::string> parse_shard(const std::string& text, std::uint64_t& i
 int fuzz_merge_command(const std::string& out, const std::vector<std::string>& shard_dirs) {
   std::error_code ec;
   fs::create_directories(out, ec);
-  if (ec) return bad("merge: --out: cannot make " + out + ": " + ec.message());
+  if (ec) return fuzz_bad_input("merge: --out: cannot make " + out + ": " + ec.message());
   auto merged = merge_shards(out, shard_dirs);
-  if (!merged) return bad("merge: " + merged.error().to_string());
+  if (!merged) return fuzz_bad_input("merge: " + merged.error().to_string());
   std::cerr << "merged " << shard_dirs.size() << " shards: " << merged.value()["traces"]
             << " traces; results in " << out << "/summary.json\n";
   return exit_of(merged.value());
@@ -180,7 +174,7 @@ int fuzz_merge_command(const std::string& out, const std::vector<std::string>& s
 int fuzz_jobs_command(const FuzzTargetArgs& args) {
   std::error_code ec;
   const fs::path self = fs::read_symlink("/proc/self/exe", ec);
-  if (ec) return bad("--jobs: cannot find this program: " + ec.message());
+  if (ec) return fuzz_bad_input("--jobs: cannot find this program: " + ec.message());
   const std::uint64_t n = static_cast<std::uint64_t>(args.jobs);
   std::vector<std::string> dirs;
   std::vector<pid_t> children;
@@ -188,7 +182,7 @@ int fuzz_jobs_command(const FuzzTargetArgs& args) {
     const fs::path dir =
         fs::path(args.out) / "shards" / (std::to_string(i) + "-of-" + std::to_string(n));
     fs::create_directories(dir, ec);
-    if (ec) return bad("--out: cannot make " + dir.string() + ": " + ec.message());
+    if (ec) return fuzz_bad_input("--out: cannot make " + dir.string() + ": " + ec.message());
     dirs.push_back(dir.string());
   }
   for (std::uint64_t i = 0; i < n; ++i) {
@@ -222,7 +216,7 @@ int fuzz_jobs_command(const FuzzTargetArgs& args) {
     if (error != 0) {
       for (pid_t c : children) kill(c, SIGTERM);
       for (pid_t c : children) waitpid(c, nullptr, 0);
-      return bad("--jobs: cannot start " + self.string() + ": " + std::strerror(error));
+      return fuzz_bad_input("--jobs: cannot start " + self.string() + ": " + std::strerror(error));
     }
     children.push_back(pid);
   }
@@ -267,13 +261,13 @@ int fuzz_jobs_command(const FuzzTargetArgs& args) {
   }
   if (tty) std::cerr << "\n";
   for (std::uint64_t i = 0; i < n; ++i)
-    if (codes[i] == kBadInput) {
+    if (codes[i] == kCampaignBadInput) {
       std::ifstream said(fs::path(dirs[i]) / "stderr.txt");
       std::cerr << said.rdbuf();
-      return kBadInput;
+      return kCampaignBadInput;
     }
   auto merged = merge_shards(args.out, dirs);
-  if (!merged) return bad("--jobs: merging the shards: " + merged.error().to_string());
+  if (!merged) return fuzz_bad_input("--jobs: merging the shards: " + merged.error().to_string());
   const Json& summary = merged.value();
   std::cerr << summary["traces"] << " traces: " << summary["allowed"] << " allowed, "
             << summary["notAllowed"] << " not allowed, " << summary["adapterFailures"]

@@ -28,12 +28,6 @@ namespace lockstep::cli {
 namespace {
 
 namespace fs = std::filesystem;
-constexpr int kClean = 0, kFailures = 1, kBadInput = 2;
-
-int bad(const std::string& what) {
-  std::cerr << "lockstep: fuzz " << what << "\n";
-  return kBadInput;
-}
 
 // The registry: the path given, else adapters/targets.json here, else beside the binary
 // (build/lockstep -> adapters/targets.json of the same checkout).
@@ -60,19 +54,21 @@ int fuzz_target_command(const FuzzTargetArgs& args) {
   const fs::path targets_file = find_targets(args.targets);
   auto registry = read_targets_file(targets_file.string());
   if (!registry)
-    return bad("--targets " + targets_file.string() + ": " + registry.error().to_string());
+    return fuzz_bad_input("--targets " + targets_file.string() + ": " +
+                          registry.error().to_string());
   const TargetEntry* found = registry->find(args.target);
   if (!found) {
     std::string known;
     for (const TargetEntry& t : registry->targets) known += " " + t.name;
-    return bad("--target: no target \"" + args.target + "\" in " + targets_file.string() +
-               " (known:" + known + ")");
+    return fuzz_bad_input("--target: no target \"" + args.target + "\" in " +
+                          targets_file.string() + " (known:" + known + ")");
   }
   const TargetEntry& target = *found;
   // "--targets FILE: targets.node.command (/targets/node/command): why"
   const auto refuse = [&](const std::string& member, const std::string& why) {
-    return bad("--targets " + targets_file.string() + ": " +
-               Error{target.pointer + (member.empty() ? "" : "/" + member), why}.to_string());
+    return fuzz_bad_input(
+        "--targets " + targets_file.string() + ": " +
+        Error{target.pointer + (member.empty() ? "" : "/" + member), why}.to_string());
   };
   // Split once; {adapters} is filled within its word as {trace} and {log} are, so a folder with
   // a space or a `$(...)` in its name stays one argument.
@@ -95,7 +91,7 @@ int fuzz_target_command(const FuzzTargetArgs& args) {
   gen::Profile profile;
   if (auto error = read_gen_profile(target.profile, target.without, profile))
     return refuse("", *error);
-  if (args.steps < 1) return bad("--steps: must be at least 1");
+  if (args.steps < 1) return fuzz_bad_input("--steps: must be at least 1");
   check::Options options;
   options.partial = target.partial;
   options.max_runs = args.max_runs;
@@ -104,7 +100,7 @@ int fuzz_target_command(const FuzzTargetArgs& args) {
   std::error_code ec;
   // A campaign to resume must be there already; a new one makes its folder.
   if (!args.resume) fs::create_directories(fs::path(args.out) / "failures", ec);
-  if (ec) return bad("--out: cannot make " + args.out + ": " + ec.message());
+  if (ec) return fuzz_bad_input("--out: cannot make " + args.out + ": " + ec.message());
   // The commands as given, {adapters} filled in, for a reader (what ran is each one's words).
   const auto shown = [&](const std::string& words) { return fill_placeholders(words, fixed); };
   // What a resumed campaign must share with the stopped one for the two to be one campaign.
@@ -126,8 +122,8 @@ int fuzz_target_command(const FuzzTargetArgs& args) {
   auto journal = args.resume ? CampaignJournal::resume(journal_file, campaign, records)
                              : CampaignJournal::start(journal_file, campaign);
   if (!journal)
-    return bad(std::string(args.resume ? "--resume" : "--out") + ": " + journal_file.string() +
-               ": " + journal.error().to_string());
+    return fuzz_bad_input(std::string(args.resume ? "--resume" : "--out") + ": " +
+                          journal_file.string() + ": " + journal.error().to_string());
 
   Tally tally;
   std::map<std::uint64_t, TraceRecord> done;  // by trace index: summary.json lists them so
@@ -251,14 +247,14 @@ int fuzz_target_command(const FuzzTargetArgs& args) {
   const Json summary = summary_of(campaign, done, spent + elapsed(), stopped_by);
   write_text(fs::path(args.out) / "summary.json", summary.dump(2) + "\n");
   std::cerr << "results in " << args.out << "/summary.json\n";
-  if (journal_error) return bad("--out: " + *journal_error);
+  if (journal_error) return fuzz_bad_input("--out: " + *journal_error);
   if (stopped_by) {
     std::cerr << "lockstep: fuzz stopped by " << stop_signal_name(stopped_by) << " after "
               << tally.traces << " traces; --resume --out " << args.out
               << " with the same options finishes the campaign\n";
     return 128 + stopped_by;
   }
-  return summary["failures"].empty() ? kClean : kFailures;
+  return summary["failures"].empty() ? kCampaignClean : kCampaignFailures;
 }
 
 }  // namespace lockstep::cli
