@@ -25,6 +25,11 @@
 extern char** environ;
 
 namespace lockstep::cli {
+
+int exit_code_of(int status) {
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
 namespace {
 
 constexpr int kCannotExpress = 4;  // adapters/README.md
@@ -72,8 +77,15 @@ Result<pid_t> spawn(const CommandWords& words, const posix_spawn_file_actions_t&
   return pid;
 }
 
-int exit_code_of(int status) {
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+// `pid` has exited and is reaped within `limit` (or was reaped already).
+bool reaped_within(pid_t pid, std::chrono::milliseconds limit) {
+  const auto until = std::chrono::steady_clock::now() + limit;
+  while (true) {
+    const pid_t r = waitpid(pid, nullptr, WNOHANG);
+    if (r == pid || (r < 0 && errno == ECHILD)) return true;
+    if (std::chrono::steady_clock::now() >= until) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
 }
 
 // Ends the process group `pid` leads, the adapter and what it started, and reaps `pid`: SIGTERM
@@ -81,13 +93,7 @@ int exit_code_of(int status) {
 // SIGKILL for whatever of the group is left after `grace`.
 void end_group(pid_t pid, std::chrono::milliseconds grace = std::chrono::milliseconds(2000)) {
   kill(-pid, SIGTERM);
-  const auto until = std::chrono::steady_clock::now() + grace;
-  bool reaped = false;
-  while (!reaped && std::chrono::steady_clock::now() < until) {
-    const pid_t r = waitpid(pid, nullptr, WNOHANG);
-    reaped = r == pid || (r < 0 && errno == ECHILD);
-    if (!reaped) std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
+  const bool reaped = reaped_within(pid, grace);
   kill(-pid, SIGKILL);  // the rest of the group, if any (ESRCH otherwise)
   if (!reaped)
     while (waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
@@ -145,17 +151,7 @@ class Adapter::Server {
     if (to_) fclose(to_);
     if (from_) fclose(from_);
     if (pid_ <= 0) return;
-    if (stop_requested()) {
-      end_group(pid_);
-      return;
-    }
-    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-    while (std::chrono::steady_clock::now() < until) {
-      const pid_t r = waitpid(pid_, nullptr, WNOHANG);
-      if (r == pid_ || (r < 0 && errno != EINTR)) return;
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
-    end_group(pid_);
+    if (stop_requested() || !reaped_within(pid_, std::chrono::seconds(10))) end_group(pid_);
   }
 
   // The answer's line, or nothing once the server has ended (it then answers nothing more) or a

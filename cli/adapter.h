@@ -79,6 +79,10 @@ class Adapter {
   std::unique_ptr<Server> server_;  // started on first use
 };
 
+// A child's exit code from its waitpid status, or 128 + the signal's number when a signal ended
+// it, as a shell reports it.
+int exit_code_of(int wait_status);
+
 // Some word holds {trace} and some word {log}.
 bool command_has_placeholders(const CommandWords& command);
 

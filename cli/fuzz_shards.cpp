@@ -18,6 +18,7 @@
 #include <set>
 #include <thread>
 
+#include "adapter.h"
 #include "campaign.h"
 #include "campaign_journal.h"
 #include "stop_signals.h"
@@ -104,7 +105,7 @@ Result<Json> merge_shards(const fs::path& out, const std::vector<std::string>& s
     std::ifstream summary(fs::path(dir) / "summary.json");
     const Json said = Json::parse(summary, nullptr, /*allow_exceptions=*/false);
     if (said.is_object() && said.contains("stoppedBy") && said["stoppedBy"].is_string())
-      stopped_by = said["stoppedBy"] == "SIGINT" ? SIGINT : SIGTERM;
+      stopped_by = stop_signal_named(said["stoppedBy"].get<std::string>());
   }
   std::string missing;
   for (std::uint64_t i = 0; i < count; ++i)
@@ -138,8 +139,8 @@ Result<Json> merge_shards(const fs::path& out, const std::vector<std::string>& s
 
 // The exit a merged campaign gives.
 int exit_of(const Json& summary) {
-  if (summary["stoppedBy"] == "SIGINT") return 128 + SIGINT;
-  if (summary["stoppedBy"] == "SIGTERM") return 128 + SIGTERM;
+  if (summary["stoppedBy"].is_string())
+    return 128 + stop_signal_named(summary["stoppedBy"].get<std::string>());
   return summary["failures"].empty() ? kCampaignClean : kCampaignFailures;
 }
 
@@ -234,7 +235,7 @@ int fuzz_jobs_command(const FuzzTargetArgs& args) {
       if (codes[i] >= 0) continue;
       int status = 0;
       if (waitpid(children[i], &status, WNOHANG) == children[i]) {
-        codes[i] = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+        codes[i] = exit_code_of(status);
         --running;
       }
     }
@@ -248,9 +249,9 @@ int fuzz_jobs_command(const FuzzTargetArgs& args) {
       std::size_t traces = 0;
       for (const std::string& dir : dirs) {
         std::ifstream journal(fs::path(dir) / "progress.jsonl");
-        traces += static_cast<std::size_t>(std::count(std::istreambuf_iterator<char>(journal),
-                                                      std::istreambuf_iterator<char>(), '\n'));
-        traces -= traces > 0 ? 1 : 0;  // the campaign's line
+        const auto lines = static_cast<std::size_t>(std::count(
+            std::istreambuf_iterator<char>(journal), std::istreambuf_iterator<char>(), '\n'));
+        traces += lines > 0 ? lines - 1 : 0;  // all but the campaign's line
       }
       const double seconds = std::chrono::duration<double>(now - start).count();
       std::cerr << (tty ? "\r" : "") << traces << " traces in " << n << " shards, "

@@ -47,3 +47,13 @@ const char* stop_signal_name(int signal) {
 }
 
 }  // namespace lockstep::cli
+
+namespace lockstep::cli {
+
+int stop_signal_named(const std::string& name) {
+  for (int signal : {SIGINT, SIGTERM})
+    if (name == stop_signal_name(signal)) return signal;
+  return 0;
+}
+
+}  // namespace lockstep::cli

@@ -4,6 +4,8 @@
 // SA_RESTART, so a wait for an adapter returns (EINTR) as soon as one arrives.
 #pragma once
 
+#include <string>
+
 namespace lockstep::cli {
 
 class StopSignals {
@@ -19,5 +21,7 @@ int stop_signal();
 bool stop_requested();
 // "SIGINT", "SIGTERM"; nullptr for 0.
 const char* stop_signal_name(int signal);
+// The signal of that name (summary.json's "stoppedBy"), or 0.
+int stop_signal_named(const std::string& name);
 
 }  // namespace lockstep::cli

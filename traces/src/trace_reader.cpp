@@ -167,10 +167,9 @@ class TraceReader : public DocumentSink {
   struct Definition {
     unsigned kinds;
     Op op;
-    const Agent* owner;  // null for advanceTime's world, which defines nothing
+    const Agent* owner;  // the agent whose step defines it
     std::string pointer;
   };
-  // Hashed: a trace defines up to max_actions ids, each looked up by every reference to it.
   std::map<std::string, Definition> ids_;
   std::unordered_map<std::string_view, const Agent*> agents_;  // by id, into trace_.agents
   std::map<std::string, std::string> terminated_at_;  // agent -> pointer of its terminate step
