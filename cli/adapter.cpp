@@ -13,6 +13,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <tuple>
@@ -58,7 +59,19 @@ CommandWords filled(const CommandWords& command, const Placeholders& values) {
 // word is expanded. SIGPIPE goes back to its default in the child (lockstep ignores it, for the
 // server's pipe, and an ignored signal would stay ignored across exec). The error says why the
 // program could not start (glibc reports a failed exec as posix_spawnp's result).
-Result<pid_t> spawn(const CommandWords& words, const posix_spawn_file_actions_t& actions) {
+// `extra_environment` ("NAME=value" each) is added to lockstep's own environment.
+Result<pid_t> spawn(const CommandWords& words, const posix_spawn_file_actions_t& actions,
+                    const std::vector<std::string>& extra_environment = {}) {
+  std::vector<char*> envp;
+  for (const std::string& entry : extra_environment)
+    envp.push_back(const_cast<char*>(entry.c_str()));
+  for (char** e = environ; *e; ++e) {  // lockstep's own, less what the extra entries replace
+    bool replaced = false;
+    for (const std::string& entry : extra_environment)
+      replaced = replaced || std::strncmp(*e, entry.c_str(), entry.find('=') + 1) == 0;
+    if (!replaced) envp.push_back(*e);
+  }
+  envp.push_back(nullptr);
   std::vector<char*> argv;
   for (const std::string& word : words) argv.push_back(const_cast<char*>(word.c_str()));
   argv.push_back(nullptr);
@@ -71,7 +84,7 @@ Result<pid_t> spawn(const CommandWords& words, const posix_spawn_file_actions_t&
   posix_spawnattr_setpgroup(&attributes, 0);  // a group of its own, which end_group() ends
   posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP);
   pid_t pid = 0;
-  const int error = posix_spawnp(&pid, argv[0], &actions, &attributes, argv.data(), environ);
+  const int error = posix_spawnp(&pid, argv[0], &actions, &attributes, argv.data(), envp.data());
   posix_spawnattr_destroy(&attributes);
   if (error != 0) return Error{"", "could not start " + words[0] + ": " + std::strerror(error)};
   return pid;
@@ -223,7 +236,7 @@ Adapter::~Adapter() {
   std::filesystem::remove_all(dir_, ec);
 }
 
-AdapterRun Adapter::run(const Trace& trace) {
+AdapterRun Adapter::run(const Trace& trace, double settle_scale) {
   if (stop_requested()) return AdapterRun{AdapterRun::Kind::Stopped, kStopped, "stopped", {}};
   const auto trace_file = dir_ / "candidate.trace.json";
   const auto log_file = dir_ / "candidate.log.json";
@@ -238,7 +251,7 @@ AdapterRun Adapter::run(const Trace& trace) {
     out.message = "cannot write the trace file " + trace_file.string();
     return out;
   }
-  std::tie(out.exit_code, out.message) = run_command(trace_file, log_file);
+  std::tie(out.exit_code, out.message) = run_command(trace_file, log_file, settle_scale);
   if (out.exit_code == kStopped) {
     out.kind = AdapterRun::Kind::Stopped;
     return out;
@@ -260,8 +273,10 @@ AdapterRun Adapter::run(const Trace& trace) {
 }
 
 std::pair<int, std::string> Adapter::run_command(const std::filesystem::path& trace_file,
-                                                 const std::filesystem::path& log_file) {
-  if (served()) {
+                                                 const std::filesystem::path& log_file,
+                                                 double settle_scale) {
+  // A longer settling is the one-shot command's: a server was started with its own.
+  if (served() && settle_scale == 1) {
     if (!server_ || server_->ended())
       server_ = std::make_unique<Server>(filled(serve_command_, fixed_), dir_ / "server.stderr");
     if (!server_->start_error().empty()) {
@@ -300,7 +315,13 @@ std::pair<int, std::string> Adapter::run_command(const std::filesystem::path& tr
   posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
   posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, err_file.c_str(),
                                    O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  const Result<pid_t> pid = spawn(filled(command_, values), actions);
+  std::vector<std::string> environment;
+  if (settle_scale != 1) {
+    std::ostringstream scale;
+    scale << settle_scale;
+    environment.push_back("LOCKSTEP_SETTLE_SCALE=" + scale.str());
+  }
+  const Result<pid_t> pid = spawn(filled(command_, values), actions, environment);
   posix_spawn_file_actions_destroy(&actions);
   if (!pid) return {kAdapterFailed, pid.error().message};
   const int exit_code = wait_for(pid.value());

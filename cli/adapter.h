@@ -56,7 +56,10 @@ class Adapter {
   Adapter(const Adapter&) = delete;
   Adapter& operator=(const Adapter&) = delete;
 
-  AdapterRun run(const Trace& trace);
+  // `settle_scale` > 1: the one-shot command (never the server), with LOCKSTEP_SETTLE_SCALE set
+  // to it in its environment, so that its settling waits that many times longer
+  // (adapters/README.md, "Settling"): how a failure is run again before it is kept.
+  AdapterRun run(const Trace& trace, double settle_scale = 1);
   // check's report on the adapter's log; none when the adapter did not log.
   std::optional<check::Report> judge(const Trace& trace);
   // A candidate still fails: logged, and check does not allow it.
@@ -69,7 +72,8 @@ class Adapter {
   class Server;
   // Runs the adapter on the files: exit code and message, as `command` would give them.
   std::pair<int, std::string> run_command(const std::filesystem::path& trace_file,
-                                          const std::filesystem::path& log_file);
+                                          const std::filesystem::path& log_file,
+                                          double settle_scale);
 
   CommandWords command_;
   check::Options options_;

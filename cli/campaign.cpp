@@ -13,6 +13,19 @@ int fuzz_bad_input(const std::string& what) {
   return kCampaignBadInput;
 }
 
+Tally Tally::of_summary(const Json& summary) {
+  Tally t;
+  const auto count = [&](const char* key) { return summary.value(key, std::uint64_t{0}); };
+  t.traces = count("traces");
+  t.allowed = count("allowed");
+  t.not_allowed = count("notAllowed");
+  t.failed = count("adapterFailures");
+  t.cannot = count("cannotExpress");
+  t.unknown = count("unknown");
+  t.flaky = count("flaky");
+  return t;
+}
+
 std::string Tally::line(double seconds, std::uint64_t count, double rate) const {
   std::string bar, eta;
   if (count > 0) {
@@ -24,15 +37,16 @@ std::string Tally::line(double seconds, std::uint64_t count, double rate) const 
       eta = left;
     }
   }
-  char text[240];
+  char text[280];
   std::snprintf(text, sizeof text,
                 "%s%llu traces: %llu allowed, %llu not allowed, %llu adapter failures, %llu "
-                "cannot express, %llu unknown  %.0fs, %.2f traces/s%s",
+                "cannot express, %llu unknown, %llu flaky  %.0fs, %.2f traces/s%s",
                 bar.c_str(), static_cast<unsigned long long>(traces),
                 static_cast<unsigned long long>(allowed),
                 static_cast<unsigned long long>(not_allowed),
                 static_cast<unsigned long long>(failed), static_cast<unsigned long long>(cannot),
-                static_cast<unsigned long long>(unknown), seconds, rate, eta.c_str());
+                static_cast<unsigned long long>(unknown), static_cast<unsigned long long>(flaky),
+                seconds, rate, eta.c_str());
   return text;
 }
 
@@ -41,10 +55,12 @@ Json summary_of(const Json& campaign, const std::map<std::uint64_t, TraceRecord>
   Tally tally;
   Json failures = Json::array();
   Json unknowns = Json::array();  // undecided within the budget: kept to be checked again
+  Json flakes = Json::array();    // failed once, not again: kept apart from the failures
   for (const auto& [i, r] : done) {
     tally.count(r);
     if (!r.failure.is_null()) failures.push_back(r.failure);
     if (!r.unknown.is_null()) unknowns.push_back(r.unknown);
+    if (!r.flaky.is_null()) flakes.push_back(r.flaky);
   }
   return Json{{"target", campaign["target"]},
               {"command", campaign["command"]},
@@ -58,11 +74,14 @@ Json summary_of(const Json& campaign, const std::map<std::uint64_t, TraceRecord>
               {"adapterFailures", tally.failed},
               {"cannotExpress", tally.cannot},
               {"unknown", tally.unknown},
+              {"flaky", tally.flaky},
               {"maxRuns", campaign["maxRuns"]},
+              {"reruns", campaign["reruns"]},
               {"maxSeconds", campaign["maxSeconds"]},
               {"stoppedBy", stopped_by ? Json(stop_signal_name(stopped_by)) : Json(nullptr)},
               {"failures", failures},
-              {"unknowns", unknowns}};
+              {"unknowns", unknowns},
+              {"flakes", flakes}};
 }
 
 }  // namespace lockstep::cli

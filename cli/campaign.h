@@ -18,7 +18,10 @@ int fuzz_bad_input(const std::string& what);
 
 // What a fuzz run counts, and how it shows them on one line.
 struct Tally {
-  std::uint64_t traces = 0, allowed = 0, not_allowed = 0, failed = 0, cannot = 0, unknown = 0;
+  std::uint64_t traces = 0, allowed = 0, not_allowed = 0, failed = 0, cannot = 0, unknown = 0,
+                flaky = 0;
+  // The counts summary.json gives (summary_of's), for a merged campaign's line.
+  static Tally of_summary(const Json& summary);
   void count(const TraceRecord& r) {
     ++traces;
     if (r.outcome == "allowed") ++allowed;
@@ -26,6 +29,7 @@ struct Tally {
     if (r.outcome == "unknown") ++unknown;
     if (r.outcome == "adapter failed") ++failed;
     if (r.outcome == "cannot express") ++cannot;
+    if (r.outcome == "flaky") ++flaky;
   }
   // `rate`: traces a second in this run; with `count` known, the time left at that rate.
   std::string line(double seconds, std::uint64_t count, double rate) const;

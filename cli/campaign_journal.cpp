@@ -10,14 +10,15 @@
 namespace lockstep::cli {
 namespace {
 
-const char* const kOutcomes[] = {"allowed", "not allowed", "unknown", "adapter failed",
-                                 "cannot express"};
+const char* const kOutcomes[] = {"allowed",        "not allowed",    "unknown",
+                                 "adapter failed", "cannot express", "flaky"};
 
 Json to_json(const TraceRecord& r) {
   Json line{{"trace", r.index}, {"seed", r.seed}, {"outcome", r.outcome}, {"at", r.at}};
   if (r.shrunk) line["shrunk"] = true;
   if (!r.failure.is_null()) line["failure"] = r.failure;
   if (!r.unknown.is_null()) line["unknown"] = r.unknown;
+  if (!r.flaky.is_null()) line["flaky"] = r.flaky;
   return line;
 }
 
@@ -42,8 +43,8 @@ Result<TraceRecord> record_of(const Json& line) {
     if (!line["shrunk"].is_boolean()) return Error{"/shrunk", "expected true or false"};
     r.shrunk = line["shrunk"].get<bool>();
   }
-  for (const auto& [key, slot] :
-       {std::pair{"failure", &r.failure}, std::pair{"unknown", &r.unknown}})
+  for (const auto& [key, slot] : {std::pair{"failure", &r.failure},
+                                  std::pair{"unknown", &r.unknown}, std::pair{"flaky", &r.flaky}})
     if (line.contains(key)) {
       if (!line[key].is_object()) return Error{std::string("/") + key, "expected an object"};
       *slot = line[key];

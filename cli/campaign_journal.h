@@ -21,12 +21,14 @@ using Json = nlohmann::ordered_json;
 struct TraceRecord {
   std::uint64_t index = 0;
   std::uint64_t seed = 0;
-  // "allowed", "not allowed", "unknown", "adapter failed", "cannot express"
+  // "allowed", "not allowed", "unknown", "adapter failed", "cannot express", or "flaky": a
+  // failure that a run again with longer settling did not repeat (fuzz_target.h, --reruns)
   std::string outcome;
   bool shrunk = false;  // its failure was shrunk (the campaign shrinks the first --shrink)
   double at = 0;        // the campaign's seconds when it finished, over every run of it
   Json failure;         // summary.json's entry when it was kept under failures/, else null
   Json unknown;         // the same under unknown/
+  Json flaky;           // the same under flaky/
 };
 
 class CampaignJournal {

@@ -118,6 +118,7 @@ Result<Json> merge_shards(const fs::path& out, const std::vector<std::string>& s
   for (auto& [i, r] : done) {
     if (!r.failure.is_null()) move_kept(r.failure, from[i], out, "failures");
     if (!r.unknown.is_null()) move_kept(r.unknown, from[i], out, "unknown");
+    if (!r.flaky.is_null()) move_kept(r.flaky, from[i], out, "flaky");
     if (r.shrunk && ++shrunk > shrink) {
       r.shrunk = false;
       std::error_code ec;
@@ -194,6 +195,7 @@ int fuzz_jobs_command(const FuzzTargetArgs& args) {
                                       "--shrink",      std::to_string(args.shrink),
                                       "--max-runs",    std::to_string(args.max_runs),
                                       "--max-seconds", number(args.max_seconds),
+                                      "--reruns",      std::to_string(args.reruns),
                                       "--shard",       std::to_string(i) + "/" + std::to_string(n),
                                       "--out",         dirs[i]};
     if (!args.targets.empty()) words.insert(words.end(), {"--targets", args.targets});
@@ -270,11 +272,10 @@ int fuzz_jobs_command(const FuzzTargetArgs& args) {
   auto merged = merge_shards(args.out, dirs);
   if (!merged) return fuzz_bad_input("--jobs: merging the shards: " + merged.error().to_string());
   const Json& summary = merged.value();
-  std::cerr << summary["traces"] << " traces: " << summary["allowed"] << " allowed, "
-            << summary["notAllowed"] << " not allowed, " << summary["adapterFailures"]
-            << " adapter failures, " << summary["cannotExpress"] << " cannot express, "
-            << summary["unknown"] << " unknown, in " << n << " shards\nresults in " << args.out
-            << "/summary.json\n";
+  const double seconds = summary.value("seconds", 0.0);
+  const Tally tally = Tally::of_summary(summary);
+  std::cerr << tally.line(seconds, 0, seconds > 0 ? static_cast<double>(tally.traces) / seconds : 0)
+            << ", in " << n << " shards\nresults in " << args.out << "/summary.json\n";
   if (stop_requested() || summary["stoppedBy"].is_string()) {
     const int signal = stop_requested() ? stop_signal() : exit_of(summary) - 128;
     std::cerr << "lockstep: fuzz stopped by " << stop_signal_name(signal) << "; --resume --out "

@@ -16,6 +16,9 @@ struct FuzzTargetArgs {
   int steps = 12;           // at most this many top-level steps per trace
   int shrink = 3;           // failures shrunk (the rest are kept as found)
   bool no_serve = false;    // the per-trace command even where the target has a serve command
+  // A failure is run again this many times, settling kRerunSettleScale times longer, before it
+  // is kept: one that an allowed run does not repeat is kept as "flaky", not as a failure.
+  int reruns = 2;
   std::uint64_t max_runs = 2'000;  // check's budget per trace: replays before it says unknown
   // and its time per trace and per shrink candidate (check::Options::max_seconds); 0: none
   double max_seconds = 0;
@@ -27,8 +30,12 @@ struct FuzzTargetArgs {
   int jobs = 1;  // traces in flight at once: that many shard processes (fuzz_shards.h)
 };
 
+// How much longer a failure's re-runs settle (LOCKSTEP_SETTLE_SCALE, adapters/README.md).
+constexpr double kRerunSettleScale = 4;
+
 // Exit 0 when no trace the target ran was judged not allowed and the adapter never failed (traces
-// check could not decide within its budget are kept under unknown/ and counted, as those are), 1
+// check could not decide within its budget are kept under unknown/ and counted, as those are, and
+// so are flaky ones under flaky/), 1
 // when failures were kept, 2 bad input, 128 + the signal's number when SIGINT or SIGTERM stopped
 // it (summary.json then says what was done, and --resume finishes it).
 int fuzz_target_command(const FuzzTargetArgs& args);

@@ -108,6 +108,12 @@ int main(int argc, char** argv) {
                    "--target: check's time per trace (and per shrink candidate), wall-clock "
                    "seconds before the verdict is unknown (0, the default: no limit)")
       ->check(kSeconds);
+  fuzz_cmd
+      ->add_option("--reruns", fuzz_target.reruns,
+                   "--target: run a failure again this many times, settling 4x longer, before "
+                   "keeping it; one an allowed run does not repeat is kept as flaky, apart")
+      ->check(CLI::Range(0, 10))
+      ->capture_default_str();
   std::string fuzz_shard;
   fuzz_cmd->add_option("--shard", fuzz_shard,
                        "--target: I/N, only the traces i with i % N == I (`fuzz merge` joins the "

@@ -64,6 +64,19 @@ TEST(Writer, LogRoundTripsAndLeavesUndefinedOut) {
   EXPECT_FALSE(first_difference(log, back.value()).has_value()) << text;
 }
 
+// "agent" is required even when empty (log.schema.json): a log read with "agent": "" writes it
+// back, so that what was read reads again (a fuzz_log_reader finding).
+TEST(Writer, AnEmptyAgentIsWrittenBack) {
+  auto log = read_log(R"({"format": "lockstep-log", "version": 1, "events": [)"
+                      R"({"step": 0, "agent": "", "event": "mark", "label": "m"}]})");
+  ASSERT_TRUE(log.ok()) << log.error().to_string();
+  const std::string text = write_log(log.value());
+  EXPECT_NE(text.find(R"("agent": "")"), std::string::npos) << text;
+  auto back = read_log(text);
+  ASSERT_TRUE(back.ok()) << back.error().to_string() << "\n" << text;
+  EXPECT_FALSE(first_difference(log.value(), back.value()).has_value());
+}
+
 TEST(Writer, NumbersPrintAsJavaScriptDoes) {
   EXPECT_EQ(write_value(Value::number(42)), "42");
   EXPECT_EQ(write_value(Value::number(-0.5)), "-0.5");

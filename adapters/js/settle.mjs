@@ -89,6 +89,14 @@ export class RoundTrips {
   }
 }
 
+// LOCKSTEP_SETTLE_SCALE (adapters/README.md, "Settling"): lockstep sets it when it runs a trace
+// again before keeping a failure, so that every quiet and limit of that run is this many times
+// longer. Anything but a finite number of at least 1 means 1.
+export function settleScale(raw) {
+  const scale = Number(raw);
+  return Number.isFinite(scale) && scale >= 1 ? scale : 1;
+}
+
 // For each step, the step whose settling what happens during it belongs to: itself when it
 // settles, else the next step that does (the last step's index when none does: the final settle).
 export function settlesAt(steps) {

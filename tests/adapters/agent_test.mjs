@@ -1,14 +1,16 @@
 // Unit tests of adapters/js/agent.mjs that need no engine: which traces a runner refuses
 // (cannotExpress) and how serveAgent stamps a step's events; and of settle.mjs, which settlings
 // the browser runner lengthens for an agent's first lock call, how its quiet grows with the
-// agents' round trips, and that quiescence waits that long. Run with `node --test`.
+// agents' round trips, that quiescence waits that long, and how LOCKSTEP_SETTLE_SCALE reads. Run with `node --test`.
 import assert from 'node:assert/strict';
 import test from 'node:test';
 
 import {
   Agent, cannotExpress, hideNativeLocks, newStore, serveAgent,
 } from '../../adapters/js/agent.mjs';
-import { RoundTrips, firstLockCallSettles, quiescence } from '../../adapters/js/settle.mjs';
+import {
+  RoundTrips, firstLockCallSettles, quiescence, settleScale,
+} from '../../adapters/js/settle.mjs';
 
 const everything = {
   ops: ['request', 'query', 'newAbortController', 'abort', 'newTaskController', 'setPriority',
@@ -180,5 +182,14 @@ test('quiescence asks a quiet given as a function at each settling', async () =>
     await settle();
     const took = performance.now() - start;
     assert.ok(took >= ms, `settled after ${took} ms, before the quiet of ${ms} ms`);
+  }
+});
+
+test('LOCKSTEP_SETTLE_SCALE lengthens settling by its factor, and nothing else shortens it', () => {
+  assert.equal(settleScale('4'), 4);
+  assert.equal(settleScale('2.5'), 2.5);
+  // Unset, empty, not a number, infinite, or below 1: settling as usual.
+  for (const raw of [undefined, null, '', 'x', 'Infinity', '0.5', '0', '-3']) {
+    assert.equal(settleScale(raw), 1, String(raw));
   }
 });

@@ -34,9 +34,10 @@ def main():
     out = tempfile.mkdtemp()
     try:
         done = subprocess.run(
+            # --reruns 1: each failure once more, settling longer (a flaky one is counted apart).
             [LOCKSTEP, "fuzz", "--target", TARGET, "--targets",
              os.path.join(ROOT, "adapters/targets.json"), "--count", str(COUNT), "--seed", "1",
-             "--shrink", SHRINK, "--minutes", "10", "--out", out],
+             "--shrink", SHRINK, "--reruns", "1", "--minutes", "10", "--out", out],
             capture_output=True, text=True, timeout=900)
         print(done.stderr.strip().splitlines()[-2] if done.stderr.strip() else "")
         if done.returncode not in (0, 1):
@@ -44,13 +45,18 @@ def main():
             return
         summary = json.load(open(os.path.join(out, "summary.json")))
         counted = sum(summary[k] for k in
-                      ("allowed", "notAllowed", "adapterFailures", "cannotExpress", "unknown"))
+                      ("allowed", "notAllowed", "adapterFailures", "cannotExpress", "unknown",
+                       "flaky"))
         if summary["traces"] != COUNT or counted != COUNT:
             failures.append(f"summary accounts for {counted} of {summary['traces']} traces, ran {COUNT}")
         kept = summary["failures"]
         if len(kept) != summary["notAllowed"] + summary["adapterFailures"]:
             failures.append(f"{len(kept)} failures kept for {summary['notAllowed']} not allowed "
                             f"and {summary['adapterFailures']} adapter failures")
+        if len(summary["flakes"]) != summary["flaky"]:
+            failures.append(f"{len(summary['flakes'])} flaky traces kept for {summary['flaky']} flaky")
+        for f in summary["flakes"]:
+            print(f"seed {f['seed']}: flaky ({f.get('kind')}, then {', '.join(f['reruns'])})")
         undecided = summary["unknowns"]
         if len(undecided) != summary["unknown"]:
             failures.append(f"{len(undecided)} undecided traces kept for {summary['unknown']} unknown")

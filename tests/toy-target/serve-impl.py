@@ -4,9 +4,11 @@ traces"): each request line {"trace", "log"} is replayed by `lockstep run --engi
 every check allows. For the tests of a server that fails: --give-up-after N ends the process,
 saying why on stderr, on the request after its N-th answer; --garble answers with what is not an
 answer; --delay S waits S seconds in a child process (`sleep`) before each replay, so that a test can
-stop a campaign while a trace is in flight. Usage: serve-impl.py LOCKSTEP [--give-up-after N]
-[--garble] [--delay S]"""
+stop a campaign while a trace is in flight; --wrong-shared logs a shared grant as exclusive, as
+shared-granted-as-exclusive.sh does. Usage: serve-impl.py LOCKSTEP [--give-up-after N] [--garble]
+[--delay S] [--wrong-shared]"""
 import json
+import re
 import subprocess
 import sys
 
@@ -27,5 +29,10 @@ for line in sys.stdin:
         subprocess.run(["sleep", delay])
     done = subprocess.run([lockstep, "run", "--engine", "impl", request["trace"], "-o",
                            request["log"]], capture_output=True, text=True)
+    if "--wrong-shared" in sys.argv and done.returncode == 0:
+        with open(request["log"]) as f:
+            text = f.read()
+        with open(request["log"], "w") as f:
+            f.write(re.sub(r'("lock": \{"name": "[^"]*", "mode": )"shared"', r'\1"exclusive"', text))
     print(json.dumps({"exit": done.returncode, "message": done.stderr.strip()}), flush=True)
     answered += 1

@@ -30,7 +30,7 @@ std::string write_log(const Log& log) {
     const Event& e = log.events[i];
     Json j = Json::object();
     j["step"] = e.step;
-    if (!e.agent.empty()) j["agent"] = e.agent;
+    j["agent"] = e.agent;  // required, even empty: the log reads back as it was read
     j["event"] = e.event;
     for (const auto& [key, value] : e.members)
       if (!value.is_undefined()) j[key] = detail::to_json(value);

@@ -178,6 +178,9 @@ def main(name, browser_env, browser_name, command, env=None):
         page["quiet"] = str(args.quiet)
     if args.first_call_quiet:
         page["firstCallQuiet"] = str(args.first_call_quiet)
+    # lockstep's re-run of a failure before it keeps it (adapters/README.md, "Settling").
+    if os.environ.get("LOCKSTEP_SETTLE_SCALE"):
+        page["settleScale"] = os.environ["LOCKSTEP_SETTLE_SCALE"]
     browser_command = lambda url, profile: command(args.browser, url, profile)  # noqa: E731
     if args.serve:
         return serve_traces(name, browser_command, args.timeout, env, page, args.restart_every)

@@ -12,7 +12,7 @@
 // step being settled when it arrives (traces/README.md).
 import { cannotExpress, schedulingOps } from '../agent.mjs';
 import {
-  Acks, Recorder, RoundTrips, firstLockCallSettles, quiescence, replaySteps,
+  Acks, Recorder, RoundTrips, firstLockCallSettles, quiescence, replaySteps, settleScale,
 } from '../settle.mjs';
 import { agentParamsOf, hostAgents, originsOf, partitionOf } from './host.mjs';
 import { RUNNER, Relay, partitionMailbox } from './relay.mjs';
@@ -27,12 +27,15 @@ const without = (params.get('without') || '').split(',').filter(Boolean);
 const OPS = ['request', 'query', 'newAbortController', 'abort', 'newPromise', 'settle', 'then',
   'queueMicrotask', 'run', 'await', 'mark', 'terminate', 'unload',
   ...(without.includes('scheduler') ? [] : schedulingOps())];
-const QUIET_MS = Number(params.get('quiet') || 60);
+// launch.py passes LOCKSTEP_SETTLE_SCALE on as settleScale: every quiet and the limit that long.
+const SCALE = settleScale(params.get('settleScale'));
+const QUIET_MS = SCALE * Number(params.get('quiet') || 60);
 // After an agent's first navigator.locks call: Chromium binds a context's lock manager on its
 // first call, and on a loaded machine the answer (a grant, a snapshot) took longer than 60 ms in
 // 10 of 100 runs, so its events were stamped with a later step (docs/conformance.md).
-const FIRST_CALL_QUIET_MS = Math.max(QUIET_MS, Number(params.get('firstCallQuiet') || 250));
-const LIMIT_MS = Number(params.get('limit') || 3000);
+const FIRST_CALL_QUIET_MS =
+  Math.max(QUIET_MS, SCALE * Number(params.get('firstCallQuiet') || 250));
+const LIMIT_MS = SCALE * Number(params.get('limit') || 3000);
 const secondOrigin = params.get('secondOrigin');  // e.g. http://localhost:PORT
 
 const post = (body) => fetch('/result', { method: 'POST', body: JSON.stringify(body) });

@@ -18,7 +18,9 @@
 // clock, so unload, shared event loops, timers and advanceTime cannot be expressed; nor can
 // opaque origins, several origins or partitions.
 import { cannotExpress, schedulingOps } from '../agent.mjs';
-import { Recorder, logText, quiescence, replaySteps, takeFlag, takeOption } from '../settle.mjs';
+import {
+  Recorder, logText, quiescence, replaySteps, settleScale, takeFlag, takeOption,
+} from '../settle.mjs';
 
 const args = [...Deno.args];
 const preload = takeOption(args, '--preload');
@@ -52,8 +54,9 @@ if (reason) {
   console.error(`cannot express: ${reason}`);
   Deno.exit(4);
 }
-const quietMs = Number(Deno.env.get('LOCKSTEP_QUIET_MS') || 40);
-const limitMs = Number(Deno.env.get('LOCKSTEP_SETTLE_LIMIT_MS') || 2000);
+const scale = settleScale(Deno.env.get('LOCKSTEP_SETTLE_SCALE'));
+const quietMs = scale * Number(Deno.env.get('LOCKSTEP_QUIET_MS') || 40);
+const limitMs = scale * Number(Deno.env.get('LOCKSTEP_SETTLE_LIMIT_MS') || 2000);
 
 const recorder = new Recorder();
 const workers = new Map();

@@ -23,7 +23,9 @@ import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { cannotExpress, hideNativeLocks } from '../agent.mjs';
-import { Recorder, logText, quiescence, replaySteps, takeFlag, takeOption } from '../settle.mjs';
+import {
+  Recorder, logText, quiescence, replaySteps, settleScale, takeFlag, takeOption,
+} from '../settle.mjs';
 
 const OPS = ['request', 'query', 'newAbortController', 'abort', 'newPromise', 'settle', 'then',
   'queueMicrotask', 'run', 'await', 'mark', 'terminate'];
@@ -53,8 +55,9 @@ if (reason) {
   console.error(`cannot express: ${reason}`);
   process.exit(4);
 }
-const quietMs = Number(process.env.LOCKSTEP_QUIET_MS || 40);
-const limitMs = Number(process.env.LOCKSTEP_SETTLE_LIMIT_MS || 2000);
+const scale = settleScale(process.env.LOCKSTEP_SETTLE_SCALE);
+const quietMs = scale * Number(process.env.LOCKSTEP_QUIET_MS || 40);
+const limitMs = scale * Number(process.env.LOCKSTEP_SETTLE_LIMIT_MS || 2000);
 
 const recorder = new Recorder();
 const workers = new Map();
