@@ -1,5 +1,6 @@
 #include "fuzz_target.h"
 
+#include <sched.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -79,6 +80,18 @@ void adapter_said(const fs::path& dir, Json& entry, const AdapterRun& ran) {
 }
 
 }  // namespace
+
+int default_jobs(const FuzzTargetArgs& args) {
+  if (args.shard_count > 1) return 1;
+  auto registry = read_targets_file(find_targets(args.targets).string());
+  const TargetEntry* target = registry ? registry->find(args.target) : nullptr;
+  if (!target || !target->jobs_per_core) return 1;
+  cpu_set_t cpus;
+  const int cores = sched_getaffinity(0, sizeof cpus, &cpus) == 0 ? CPU_COUNT(&cpus) : 1;
+  std::uint64_t jobs = static_cast<std::uint64_t>(std::max(1, cores)) * *target->jobs_per_core;
+  if (args.count > 0) jobs = std::min(jobs, args.count);
+  return static_cast<int>(std::clamp<std::uint64_t>(jobs, 1, 64));
+}
 
 int fuzz_target_command(const FuzzTargetArgs& args) {
   const fs::path targets_file = find_targets(args.targets);

@@ -27,7 +27,9 @@ struct FuzzTargetArgs {
   bool resume = false;
   // Only the traces i with i % shard_count == shard_index (--shard I/N; fuzz_shards.h).
   std::uint64_t shard_index = 0, shard_count = 1;
-  int jobs = 1;  // traces in flight at once: that many shard processes (fuzz_shards.h)
+  // Traces in flight at once: that many shard processes (fuzz_shards.h); 0, the default: the
+  // target's jobsPerCore times the cores (default_jobs).
+  int jobs = 0;
 };
 
 // How much longer a failure's re-runs settle (LOCKSTEP_SETTLE_SCALE, adapters/README.md).
@@ -39,5 +41,10 @@ constexpr double kRerunSettleScale = 4;
 // when failures were kept, 2 bad input, 128 + the signal's number when SIGINT or SIGTERM stopped
 // it (summary.json then says what was done, and --resume finishes it).
 int fuzz_target_command(const FuzzTargetArgs& args);
+
+// --jobs when it is not given: the target's jobsPerCore (targets.json) times the cores this
+// process may run on, at most 64 and at most --count; 1 for a target without jobsPerCore, when
+// the registry or the target cannot be read (fuzz_target_command then says why), or for a shard.
+int default_jobs(const FuzzTargetArgs& args);
 
 }  // namespace lockstep::cli

@@ -121,9 +121,9 @@ int main(int argc, char** argv) {
   fuzz_cmd
       ->add_option("--jobs", fuzz_target.jobs,
                    "--target: traces in flight at once, as that many shards run side by side "
-                   "(in OUT/shards) and merged into OUT")
-      ->check(CLI::Range(1, 64))
-      ->capture_default_str();
+                   "(in OUT/shards) and merged into OUT (default: the target's jobsPerCore in "
+                   "targets.json times the cores; 1 for a target without it)")
+      ->check(CLI::Range(1, 64));
   std::string merge_out;
   std::vector<std::string> merge_shards;
   auto* merge_cmd = fuzz_cmd->add_subcommand(
@@ -286,6 +286,7 @@ int main(int argc, char** argv) {
       fuzz_target.minutes = count_only ? std::numeric_limits<double>::infinity() : fuzz.minutes;
       fuzz_target.seed = fuzz.seed;
       if (fuzz_cmd->count("--out") > 0) fuzz_target.out = fuzz.out;
+      if (fuzz_target.jobs == 0) fuzz_target.jobs = lockstep::cli::default_jobs(fuzz_target);
       if (fuzz_target.jobs > 1) return lockstep::cli::fuzz_jobs_command(fuzz_target);
       return lockstep::cli::fuzz_target_command(fuzz_target);
     }

@@ -263,7 +263,17 @@ TEST(StrictReader, TargetsFilesAreHeldToTheirMembers) {
       "/targets/x/partial | expected true or false, got \"yes\"");
   EXPECT_EQ(targets_refusal(R"({"targets": {"x": {"command": "a", "comand": "b"}}})"),
             "/targets/x/comand | unknown member \"comand\" (allowed here: description, command, "
-            "serve, profile, without, partial)");
+            "serve, profile, without, partial, jobsPerCore)");
+  for (const char* jobs : {"0", "17", "1.5", "\"4\""})
+    EXPECT_EQ(
+        targets_refusal(std::string(R"({"targets": {"x": {"command": "a", "jobsPerCore": )") +
+                        jobs + "}}}"),
+        std::string("/targets/x/jobsPerCore | expected a whole number from 1 to 16, got ") + jobs)
+        << jobs;
+  auto with_jobs = read_targets(R"({"targets": {"x": {"command": "a", "jobsPerCore": 3}}})");
+  ASSERT_TRUE(with_jobs.ok());
+  EXPECT_EQ(with_jobs->find("x")->jobs_per_core, 3);
+  EXPECT_FALSE(read_targets(R"({"targets": {"x": {"command": "a"}}})")->find("x")->jobs_per_core);
   EXPECT_EQ(targets_refusal(R"({"targets": {"x": {"command": "a"}, "x": {"command": "b"}}})"),
             "/targets/x | duplicate member \"x\"");
   EXPECT_EQ(targets_refusal(R"({"targets": {"a/b": {"serve": "s"}}})"),

@@ -21,6 +21,26 @@ for jobs in 3 4; do
     || { echo "FAIL --jobs $jobs: kept traces left in the shards' folders"; fail=1; }
 done
 
+# Without --jobs: one trace at a time for a target that does not say how many it takes (no
+# shards folder), and jobsPerCore times the cores (at most --count) for one that does.
+[ ! -e "$tmp/whole/shards" ] || { echo "FAIL a target without jobsPerCore ran in shards"; fail=1; }
+python3 - "$tmp/targets.json" "$tmp/per-core.json" <<'PY'
+import json, sys
+t = json.load(open(sys.argv[1]))
+t["targets"]["fast"]["jobsPerCore"] = 2
+json.dump(t, open(sys.argv[2], "w"))
+PY
+cores=$(nproc)
+per_core=(fuzz --targets "$tmp/per-core.json" --target fast --steps 25 --shrink 2 --seed 100)
+check 1 "jobsPerCore 2" "$lockstep" "${per_core[@]}" --count 15 --out "$tmp/per-core"
+same_as "$tmp/whole" "$tmp/per-core" "jobsPerCore 2"
+want=$((2 * cores < 15 ? 2 * cores : 15))
+[ -d "$tmp/per-core/shards/0-of-$want" ] && [ "$(ls "$tmp/per-core/shards" | wc -l)" -eq "$want" ] \
+  || { echo "FAIL jobsPerCore 2 on $cores cores: shards $(ls "$tmp/per-core/shards" 2>&1), expected $want"; fail=1; }
+check 0 "jobsPerCore 2, --count 3 (its three traces are allowed)" "$lockstep" "${per_core[@]}" --count 3 --out "$tmp/per-core-3"
+[ "$(ls "$tmp/per-core-3/shards" | wc -l)" -eq $((2 * cores < 3 ? 2 * cores : 3)) ] \
+  || { echo "FAIL jobsPerCore 2, --count 3: $(ls "$tmp/per-core-3/shards" | wc -l) shards"; fail=1; }
+
 # Three shards side by side, each picking its shard from the Indexed Job's variable, then merged.
 for i in 0 1 2; do
   JOB_COMPLETION_INDEX=$i bash -c '"$@" --shard "$JOB_COMPLETION_INDEX/3" --out "$0/shard-$JOB_COMPLETION_INDEX"' \

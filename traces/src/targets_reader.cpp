@@ -37,7 +37,8 @@ std::string string_member(const Node& obj, const char* key, const std::string& p
 
 TargetEntry read_entry(const std::string& name, const Node& j, const std::string& p) {
   if (!j.is_object()) fail(p, "a target is an object, got " + j.type_name());
-  check_members(j, p, {"description", "command", "serve", "profile", "without", "partial"});
+  check_members(
+      j, p, {"description", "command", "serve", "profile", "without", "partial", "jobsPerCore"});
   TargetEntry t;
   t.name = name;
   t.pointer = p;
@@ -51,6 +52,13 @@ TargetEntry read_entry(const std::string& name, const Node& j, const std::string
     if (!j["partial"].is_boolean())
       fail(child(p, "partial"), "expected true or false, got " + j["partial"].dump());
     t.partial = j["partial"].as_boolean();
+  }
+  if (j.contains("jobsPerCore")) {
+    const auto jobs = j["jobsPerCore"].exact_integer(1, 16);
+    if (!jobs)
+      fail(child(p, "jobsPerCore"),
+           "expected a whole number from 1 to 16, got " + j["jobsPerCore"].dump());
+    t.jobs_per_core = static_cast<int>(*jobs);
   }
   return t;
 }

@@ -21,6 +21,11 @@ struct TargetEntry {
   std::string profile = "mixed";     // gen's profile of what the target can express
   std::string without;               // gen's --without for it
   bool partial = false;              // check reads its logs as --partial
+  // How many traces it takes in flight at once per core, where its runs are isolated from each
+  // other: `fuzz --target`'s default --jobs is this times the cores lockstep may run on; none
+  // (a target that does not say its runs can share a machine): 1 (adapters/README.md, "Shards
+  // and jobs").
+  std::optional<int> jobs_per_core;
 };
 
 struct TargetsFile {
