@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdio>
 #include <iostream>
+#include <map>
+#include <vector>
 
 #include "stop_signals.h"
 
@@ -56,12 +58,20 @@ Json summary_of(const Json& campaign, const std::map<std::uint64_t, TraceRecord>
   Json failures = Json::array();
   Json unknowns = Json::array();  // undecided within the budget: kept to be checked again
   Json flakes = Json::array();    // failed once, not again: kept apart from the failures
+  std::map<std::string, std::uint64_t> reasons;  // what the target cannot express, and how often
   for (const auto& [i, r] : done) {
     tally.count(r);
+    if (r.outcome == "cannot express") ++reasons[r.reason];
     if (!r.failure.is_null()) failures.push_back(r.failure);
     if (!r.unknown.is_null()) unknowns.push_back(r.unknown);
     if (!r.flaky.is_null()) flakes.push_back(r.flaky);
   }
+  // Most traces first, then by name: what to express next is at the top.
+  std::vector<std::pair<std::string, std::uint64_t>> by_count(reasons.begin(), reasons.end());
+  std::stable_sort(by_count.begin(), by_count.end(),
+                   [](const auto& a, const auto& b) { return a.second > b.second; });
+  Json cannot_express_reasons = Json::object();
+  for (const auto& [reason, n] : by_count) cannot_express_reasons[reason] = n;
   return Json{{"target", campaign["target"]},
               {"command", campaign["command"]},
               {"served", campaign["served"]},
@@ -73,6 +83,7 @@ Json summary_of(const Json& campaign, const std::map<std::uint64_t, TraceRecord>
               {"notAllowed", tally.not_allowed},
               {"adapterFailures", tally.failed},
               {"cannotExpress", tally.cannot},
+              {"cannotExpressReasons", cannot_express_reasons},
               {"unknown", tally.unknown},
               {"flaky", tally.flaky},
               {"maxRuns", campaign["maxRuns"]},

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <cctype>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -15,6 +16,7 @@ const char* const kOutcomes[] = {"allowed",        "not allowed",    "unknown",
 
 Json to_json(const TraceRecord& r) {
   Json line{{"trace", r.index}, {"seed", r.seed}, {"outcome", r.outcome}, {"at", r.at}};
+  if (!r.reason.empty()) line["reason"] = r.reason;
   if (r.shrunk) line["shrunk"] = true;
   if (!r.failure.is_null()) line["failure"] = r.failure;
   if (!r.unknown.is_null()) line["unknown"] = r.unknown;
@@ -39,6 +41,10 @@ Result<TraceRecord> record_of(const Json& line) {
   if (!known) return Error{"/outcome", "unknown outcome \"" + r.outcome + "\""};
   if (!line.contains("at") || !line["at"].is_number()) return Error{"/at", "expected seconds"};
   r.at = line["at"].get<double>();
+  if (line.contains("reason")) {
+    if (!line["reason"].is_string()) return Error{"/reason", "expected a string"};
+    r.reason = line["reason"].get<std::string>();
+  }
   if (line.contains("shrunk")) {
     if (!line["shrunk"].is_boolean()) return Error{"/shrunk", "expected true or false"};
     r.shrunk = line["shrunk"].get<bool>();
@@ -57,6 +63,16 @@ std::string shown(const Json& value) {
 }
 
 }  // namespace
+
+std::string reason_of(const std::string& message) {
+  std::string reason = message;
+  const std::string prefix = "cannot express: ";
+  if (reason.rfind(prefix, 0) == 0) reason = reason.substr(prefix.size());
+  reason = reason.substr(0, reason.find(" ("));
+  while (!reason.empty() && std::isspace(static_cast<unsigned char>(reason.back())))
+    reason.pop_back();
+  return reason.empty() ? "no reason given" : reason.substr(0, 200);
+}
 
 Result<CampaignJournal> CampaignJournal::start(const std::filesystem::path& file,
                                                const Json& campaign) {

@@ -24,12 +24,18 @@ struct TraceRecord {
   // "allowed", "not allowed", "unknown", "adapter failed", "cannot express", or "flaky": a
   // failure that a run again with longer settling did not repeat (fuzz_target.h, --reruns)
   std::string outcome;
+  // "cannot express": why, as the adapter said it less the trace's own ids (reason_of)
+  std::string reason;
   bool shrunk = false;  // its failure was shrunk (the campaign shrinks the first --shrink)
   double at = 0;        // the campaign's seconds when it finished, over every run of it
   Json failure;         // summary.json's entry when it was kept under failures/, else null
   Json unknown;         // the same under unknown/
   Json flaky;           // the same under flaky/
 };
+
+// The reason a "cannot express: REASON (DETAILS)" message gives, the same for every trace it
+// stops (adapters/README.md, "Adapter commands"); "no reason given" for an empty one.
+std::string reason_of(const std::string& message);
 
 class CampaignJournal {
  public:

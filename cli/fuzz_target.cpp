@@ -208,6 +208,7 @@ int fuzz_target_command(const FuzzTargetArgs& args) {
     if (ran.kind == AdapterRun::Kind::Stopped) return std::nullopt;
     std::optional<check::Report> report;
     record.outcome = outcome_of(trace, ran, options, report);
+    if (record.outcome == "cannot express") record.reason = reason_of(ran.message);
     // A failure run again, settling longer: an allowed run says the first one's events were
     // stamped late (adapters/README.md, "Settling"), not that the implementation departs.
     Json reruns = Json::array();

@@ -322,7 +322,8 @@ function usedObjects(a) {
 }
 
 // Why a trace cannot run on a target whose runner supports `ops` and `features`; null when it
-// can. Features: "windows" (unload and shared event loops), "origins" (more than one),
+// can. A reason is the same words for every trace it stops, the trace's own ids in parentheses
+// after them, so that a campaign counts traces by reason (adapters/README.md). Features: "windows" (unload and shared event loops), "origins" (more than one),
 // "partitions", "opaque", "timers" (postTask's delay), "peers" (a window may use the promises,
 // controllers and signals of another window of its origin: Agent's shared `store`).
 export function cannotExpress(trace, { ops, features }) {
@@ -361,7 +362,8 @@ export function cannotExpress(trace, { ops, features }) {
       for (const target of usedObjects(a)) {
         if (!reason && creator.has(target) && creator.get(target) !== who &&
             !peers(who, creator.get(target)))
-          reason = `agent ${who} uses ${target}, which agent ${creator.get(target)} made`;
+          reason = `an agent uses another agent's object (agent ${who} uses ${target}, which ` +
+            `agent ${creator.get(target)} made)`;
       }
       if (a.callback) walk(a.callback.body, who);
       walk(a.body, who);

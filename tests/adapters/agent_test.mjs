@@ -12,6 +12,9 @@ import {
   RoundTrips, firstLockCallSettles, quiescence, settleScale,
 } from '../../adapters/js/settle.mjs';
 
+// cannotExpress's reason for an object of another agent's (its ids in parentheses).
+const othersObject = (who, what, maker) =>
+  `an agent uses another agent's object (agent ${who} uses ${what}, which agent ${maker} made)`;
 const everything = {
   ops: ['request', 'query', 'newAbortController', 'abort', 'newTaskController', 'setPriority',
     'taskSignalAny', 'onPriorityChange', 'postTask', 'then', 'newPromise', 'settle', 'mark'],
@@ -45,7 +48,7 @@ test("another agent's controller or signal is refused, whichever op uses it", ()
   ];
   for (const use of uses) {
     assert.equal(cannotExpress(twoWindows([made, use]), everything),
-      'agent B uses tc, which agent A made', `${use.op} ${JSON.stringify(use)}`);
+      othersObject('B', 'tc', 'A'), `${use.op} ${JSON.stringify(use)}`);
   }
 });
 
@@ -55,7 +58,7 @@ test('a use inside a callback body belongs to the agent whose step holds the cal
     { agent: 'B', op: 'request', id: 'r', name: 'n',
       callback: { body: [{ op: 'setPriority', controller: 'tc', priority: 'user-visible' }] } },
   ]);
-  assert.equal(cannotExpress(trace, everything), 'agent B uses tc, which agent A made');
+  assert.equal(cannotExpress(trace, everything), othersObject('B', 'tc', 'A'));
 });
 
 test("with peers, a window may use another window's objects of its origin, and only those", () => {
@@ -63,14 +66,14 @@ test("with peers, a window may use another window's objects of its origin, and o
   const made = { agent: 'A', op: 'newPromise', id: 'g' };
   const awaitsIt = { agent: 'B', op: 'then', target: 'g', body: [] };
   assert.equal(cannotExpress(twoWindows([made, awaitsIt]), everything),
-    'agent B uses g, which agent A made');
+    othersObject('B', 'g', 'A'));
   assert.equal(cannotExpress(twoWindows([made, awaitsIt]), peers), null);
   const otherOrigin = twoWindows([made, awaitsIt]);
   otherOrigin.agents[1] = { ...otherOrigin.agents[1], origin: 'https://b.test' };
-  assert.equal(cannotExpress(otherOrigin, peers), 'agent B uses g, which agent A made');
+  assert.equal(cannotExpress(otherOrigin, peers), othersObject('B', 'g', 'A'));
   const worker = twoWindows([made, awaitsIt]);
   worker.agents[0] = { ...worker.agents[0], kind: 'worker' };
-  assert.equal(cannotExpress(worker, peers), 'agent B uses g, which agent A made');
+  assert.equal(cannotExpress(worker, peers), othersObject('B', 'g', 'A'));
 });
 
 test("agents that share a store find each other's objects, and none of a stranger's", async () => {

@@ -76,6 +76,7 @@ def main():
     scratch = tempfile.mkdtemp()
     log = os.path.join(scratch, "node.log.json")
     counts = {}
+    reasons = {}  # what it cannot express, and how many corpus traces
     for folder, _, files in sorted(os.walk(CORPUS)):
         for f in sorted(files):
             if not f.endswith(".trace.json"):
@@ -83,6 +84,10 @@ def main():
             name = os.path.relpath(os.path.join(folder, f), CORPUS)[: -len(".trace.json")]
             outcome, detail = replay(os.path.join(folder, f), log)
             counts[outcome] = counts.get(outcome, 0) + 1
+            if outcome == "cannot":
+                # The reason, as fuzz --target counts it: the trace's own ids left out.
+                reason = detail.removeprefix("cannot express: ").split(" (")[0] or "no reason given"
+                reasons[reason] = reasons.get(reason, 0) + 1
             if outcome in ("allowed", "cannot"):
                 continue
             cause = known["corpus"].get(name)
@@ -121,6 +126,9 @@ def main():
         server.wait()
     print(f"{TARGET} corpus{' (served)' if SERVE else ''}: " +
           ", ".join(f"{n} {k}" for k, n in sorted(counts.items())))
+    if reasons:
+        print("cannot express: " + "; ".join(
+            f"{n} {r}" for r, n in sorted(reasons.items(), key=lambda item: (-item[1], item[0]))))
     for f in failures:
         print("FAIL", f)
     sys.exit(1 if failures else 0)

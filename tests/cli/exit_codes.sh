@@ -50,6 +50,35 @@ JSON
 check 0 "fuzz --target served" "$lockstep" fuzz --targets "$tmp/serve.json" --target served --count 5 --seed 3 --out "$tmp/served"
 summary "$tmp/served" "s['allowed'] == 5 and s['served'].endswith('serve-impl.py $lockstep')" \
   || { echo "FAIL fuzz --target served: not every trace allowed through the server"; fail=1; }
+# What a target cannot express is counted by reason, the trace's own ids (in parentheses) left out:
+# as many traces under each as query or steal, counted from the same traces by gen.
+cat > "$tmp/some.json" <<JSON
+{"targets": {"some": {"profile": "locks",
+  "command": "bash $root/tests/toy-target/cannot-express-some.sh $lockstep {trace} {log}"}}}
+JSON
+check 0 "fuzz --target some" "$lockstep" fuzz --targets "$tmp/some.json" --target some --count 30 --seed 7 --out "$tmp/some"
+"$lockstep" gen --seed 7 --count 30 --steps 12 --profile locks > "$tmp/some.jsonl"  # fuzz's --steps
+python3 - "$tmp/some.jsonl" "$tmp/some/summary.json" <<'PY' || { echo "FAIL fuzz --target: the reasons it cannot express are not counted"; cat "$tmp/some/summary.json"; fail=1; }
+import json, sys
+def actions(steps):
+    for a in steps:
+        yield a
+        yield from actions(a.get("body", []))
+        yield from actions((a.get("callback") or {}).get("body", []))
+queries = steals = 0
+for line in open(sys.argv[1]):
+    every = list(actions(json.loads(line)["steps"]))
+    if any(a["op"] == "query" for a in every):
+        queries += 1
+    elif any(a["op"] == "request" and (a.get("options") or {}).get("steal") for a in every):
+        steals += 1
+s = json.load(open(sys.argv[2]))
+want = {k: n for k, n in (("it queries", queries), ("it steals", steals)) if n}
+assert queries and steals, (queries, steals)  # the seeds must show both
+assert s["cannotExpressReasons"] == want, (s["cannotExpressReasons"], want)
+assert list(s["cannotExpressReasons"].values()) == sorted(want.values(), reverse=True)
+assert s["cannotExpress"] == queries + steals
+PY
 check 1 "fuzz --target quitter" "$lockstep" fuzz --targets "$tmp/serve.json" --target quitter --count 5 --seed 3 --out "$tmp/quitter"
 summary "$tmp/quitter" "s['allowed'] == 4 and s['adapterFailures'] == 1 and s['failures'][0]['seed'] == 5 and 'gives up after 2' in s['failures'][0]['message']" \
   || { echo "FAIL fuzz --target: a server that ends is not restarted, or its last words are lost"; cat "$tmp/quitter/summary.json"; fail=1; }

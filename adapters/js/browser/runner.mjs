@@ -48,17 +48,18 @@ function whyNot(trace) {
   if (origins.length > 2) return 'it uses more than two origins';
   const worker = trace.agents.find((a) => a.kind === 'worker');
   if (worker && without.includes('workers'))
-    return `agent ${worker.id} is a worker, and the target runs only in windows`;
+    return `an agent is a worker, and the target runs only in windows (agent ${worker.id})`;
   // A worker of an opaque origin would be a sandboxed frame's, which may not start a worker from
   // a URL of another origin (every URL is).
   for (const a of trace.agents)
     if (a.kind === 'worker' && a.origin === 'opaque')
-      return `worker ${a.id} has an opaque origin`;
+      return `a worker has an opaque origin (worker ${a.id})`;
   // An unloaded window's script that still runs needs the window itself, which the runner does
   // not reach through postMessage.
   const unloaded = new Set();
   for (const s of trace.steps) {
-    if (unloaded.has(s.agent)) return `agent ${s.agent} runs script after its document unloads`;
+    if (unloaded.has(s.agent))
+      return `an agent runs script after its document unloads (agent ${s.agent})`;
     if (s.op === 'unload') unloaded.add(s.agent);
   }
   return null;
