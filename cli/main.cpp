@@ -12,8 +12,10 @@
 #include "fuzz_shards.h"
 #include "fuzz_target.h"
 #include "gen.h"
+#include "misspelt.h"
 #include "render.h"
 #include "shrink.h"
+#include "version.h"
 
 namespace {
 
@@ -34,6 +36,7 @@ int main(int argc, char** argv) {
   CLI::App app{
       "lockstep: an executable model of the Web Locks API and Prioritized Task Scheduling"};
   app.require_subcommand(1);
+  app.set_version_flag("--version", lockstep::cli::version_text());
   app.set_help_all_flag("--help-all", "Help for every command");
 
   lockstep::cli::RunArgs run;
@@ -260,6 +263,13 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
+    // A command or an option lockstep lacks: the nearest it has (what CLI11 would say instead,
+    // "A subcommand is required", says nothing of the word given).
+    if (e.get_exit_code() != 0)
+      if (auto slip = lockstep::cli::misspelling(app, argc, argv)) {
+        std::cerr << "lockstep: " << *slip << "\nRun with --help for the commands and options.\n";
+        return 2;
+      }
     int code = app.exit(e);
     return code == 0 ? 0 : 2;
   }

@@ -50,6 +50,25 @@ JSON
 check 0 "fuzz --target served" "$lockstep" fuzz --targets "$tmp/serve.json" --target served --count 5 --seed 3 --out "$tmp/served"
 summary "$tmp/served" "s['allowed'] == 5 and s['served'].endswith('serve-impl.py $lockstep')" \
   || { echo "FAIL fuzz --target served: not every trace allowed through the server"; fail=1; }
+# --version, and a command or option lockstep lacks named, with the nearest it has when that is a
+# slip (a transposition, a letter more, less or other), and with none when nothing is near.
+expect 0 "" "--version" "$lockstep" --version
+grep -qxE 'lockstep [0-9]+\.[0-9]+\.[0-9]+ \(lockstep-trace version 1, lockstep-log version 1\)' "$tmp/out" \
+  || { echo "FAIL --version prints: $(cat "$tmp/out")"; fail=1; }
+hint="Run with --help for the commands and options."
+expect 2 "lockstep: unknown command \"chek\" (did you mean \"check\"?)
+$hint" "misspelt command" "$lockstep" chek a b
+expect 2 "lockstep: unknown command \"frobnicate\"
+$hint" "unknown command" "$lockstep" frobnicate
+expect 2 "lockstep: check: unknown option \"--partail\" (did you mean \"--partial\"?)
+$hint" "misspelt option" "$lockstep" check --partail a b
+expect 2 "lockstep: fuzz merge: unknown option \"--oot\" (did you mean \"--out\"?)
+$hint" "misspelt option of a nested command" "$lockstep" fuzz merge --oot x y
+expect 2 "lockstep: fuzz: unknown command \"mrege\" (did you mean \"merge\"?)
+$hint" "misspelt nested command" "$lockstep" fuzz mrege
+# An option's value is not taken for a command: --max-runs 5 is one option.
+expect 2 "lockstep: a: cannot open the file: No such file or directory" "an option's value" \
+  "$lockstep" check --max-runs 5 a b
 # What a target cannot express is counted by reason, the trace's own ids (in parentheses) left out:
 # as many traces under each as query or steal, counted from the same traces by gen.
 cat > "$tmp/some.json" <<JSON
