@@ -2,10 +2,13 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <map>
 #include <vector>
 
+#include "lockstep/check.h"
 #include "stop_signals.h"
 
 namespace lockstep::cli {
@@ -93,6 +96,67 @@ Json summary_of(const Json& campaign, const std::map<std::uint64_t, TraceRecord>
               {"failures", failures},
               {"unknowns", unknowns},
               {"flakes", flakes}};
+}
+
+namespace {
+
+// What a kept trace's folder says of it: check's explanation, else the adapter's words.
+std::string kept_text(const Json& entry) {
+  const auto dir = std::filesystem::path(entry.value("trace", std::string())).parent_path();
+  std::ifstream check_text(dir / "check.txt");
+  std::string text((std::istreambuf_iterator<char>(check_text)), std::istreambuf_iterator<char>());
+  if (text.empty())
+    text = "exit " + entry.value("exit", Json(0)).dump() + ": " +
+           entry.value("message", std::string()) + "\n";
+  return text + "kept in " + dir.string() + "\n";
+}
+
+}  // namespace
+
+std::string junit_of(const Json& campaign, const std::map<std::uint64_t, TraceRecord>& done,
+                     double seconds) {
+  using check::xml_escape;
+  Tally tally;
+  for (const auto& [i, r] : done) tally.count(r);
+  const std::string target = campaign.value("target", std::string());
+  std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n";
+  char head[200];
+  std::snprintf(head, sizeof head,
+                "\" tests=\"%llu\" failures=\"%llu\" skipped=\"%llu\" time=\"%.3f\">\n",
+                static_cast<unsigned long long>(tally.traces),
+                static_cast<unsigned long long>(tally.not_allowed + tally.failed),
+                static_cast<unsigned long long>(tally.cannot + tally.unknown), seconds);
+  out += "<testsuite name=\"lockstep fuzz " + xml_escape(target) + head;
+  for (const auto& [i, r] : done) {
+    out += "<testcase classname=\"lockstep.fuzz." + xml_escape(target) + "\" name=\"seed " +
+           std::to_string(r.seed) + "\">";
+    if (!r.failure.is_null())
+      out += "\n<failure message=\"" + xml_escape(r.outcome) + "\">" +
+             xml_escape(kept_text(r.failure)) + "</failure>\n";
+    else if (r.outcome == "cannot express")
+      out += "\n<skipped message=\"cannot express: " + xml_escape(r.reason) + "\"/>\n";
+    else if (r.outcome == "unknown")
+      out += "\n<skipped message=\"unknown: check's budget was spent\">" +
+             xml_escape(kept_text(r.unknown)) + "</skipped>\n";
+    else if (!r.flaky.is_null())
+      out += "\n<system-out>flaky: failed, then " +
+             xml_escape(r.flaky.value("reruns", Json()).dump()) + " settling longer\n" +
+             xml_escape(kept_text(r.flaky)) + "</system-out>\n";
+    out += "</testcase>\n";
+  }
+  return out + "</testsuite>\n</testsuites>\n";
+}
+
+std::optional<std::string> write_reports(const std::string& junit_file, bool json,
+                                         const Json& summary, const Json& campaign,
+                                         const std::map<std::uint64_t, TraceRecord>& done) {
+  if (json) std::cout << summary.dump(2) << "\n" << std::flush;
+  if (junit_file.empty()) return std::nullopt;
+  std::ofstream junit(junit_file);
+  junit << junit_of(campaign, done, summary.value("seconds", 0.0));
+  junit.close();
+  if (!junit) return "--junit " + junit_file + ": cannot write it";
+  return std::nullopt;
 }
 
 }  // namespace lockstep::cli

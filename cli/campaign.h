@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 
 #include "campaign_journal.h"
@@ -39,5 +40,16 @@ struct Tally {
 // entries of what was kept in index order. `stopped_by`: the signal that stopped it, or 0.
 Json summary_of(const Json& campaign, const std::map<std::uint64_t, TraceRecord>& done,
                 double seconds, int stopped_by);
+
+// The campaign as a JUnit report: a test case per trace ("seed S"), a failure for each one kept
+// under failures/ (check's explanation, or what the adapter said), skipped for what the target
+// cannot express and what check left unknown, a note for a flaky one.
+// --junit FILE and --json once a campaign has ended: the error says what could not be written.
+std::optional<std::string> write_reports(const std::string& junit_file, bool json,
+                                         const Json& summary, const Json& campaign,
+                                         const std::map<std::uint64_t, TraceRecord>& done);
+
+std::string junit_of(const Json& campaign, const std::map<std::uint64_t, TraceRecord>& done,
+                     double seconds);
 
 }  // namespace lockstep::cli

@@ -276,6 +276,15 @@ int fuzz_jobs_command(const FuzzTargetArgs& args) {
   const Tally tally = Tally::of_summary(summary);
   std::cerr << tally.line(seconds, 0, seconds > 0 ? static_cast<double>(tally.traces) / seconds : 0)
             << ", in " << n << " shards\nresults in " << args.out << "/summary.json\n";
+  {
+    std::vector<TraceRecord> records;
+    auto campaign = CampaignJournal::read(fs::path(args.out) / "progress.jsonl", records);
+    if (!campaign) return fuzz_bad_input("--out: " + campaign.error().to_string());
+    std::map<std::uint64_t, TraceRecord> done;
+    for (TraceRecord& r : records) done.emplace(r.index, std::move(r));
+    if (auto error = write_reports(args.junit, args.json, summary, campaign.value(), done))
+      return fuzz_bad_input(*error);
+  }
   if (stop_requested() || summary["stoppedBy"].is_string()) {
     const int signal = stop_requested() ? stop_signal() : exit_of(summary) - 128;
     std::cerr << "lockstep: fuzz stopped by " << stop_signal_name(signal) << "; --resume --out "

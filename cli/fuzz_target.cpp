@@ -296,6 +296,8 @@ int fuzz_target_command(const FuzzTargetArgs& args) {
   write_text(fs::path(args.out) / "summary.json", summary.dump(2) + "\n");
   std::cerr << "results in " << args.out << "/summary.json\n";
   if (journal_error) return fuzz_bad_input("--out: " + *journal_error);
+  if (auto error = write_reports(args.junit, args.json, summary, campaign, done))
+    return fuzz_bad_input(*error);
   if (stopped_by) {
     std::cerr << "lockstep: fuzz stopped by " << stop_signal_name(stopped_by) << " after "
               << tally.traces << " traces; --resume --out " << args.out

@@ -23,6 +23,8 @@ struct FuzzTargetArgs {
   // and its time per trace and per shrink candidate (check::Options::max_seconds); 0: none
   double max_seconds = 0;
   std::string out = "fuzz-results";
+  std::string junit;  // a JUnit report of the campaign, a test case per trace (junit_of)
+  bool json = false;  // summary.json on stdout too
   // Go on with the campaign stopped in `out` (its progress.jsonl), given the same options.
   bool resume = false;
   // Only the traces i with i % shard_count == shard_index (--shard I/N; fuzz_shards.h).

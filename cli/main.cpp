@@ -117,6 +117,9 @@ int main(int argc, char** argv) {
                    "keeping it; one an allowed run does not repeat is kept as flaky, apart")
       ->check(CLI::Range(0, 10))
       ->capture_default_str();
+  fuzz_cmd->add_option("--junit", fuzz_target.junit,
+                       "--target: also write a JUnit report, a test case per trace");
+  fuzz_cmd->add_flag("--json", fuzz_target.json, "--target: also print summary.json on stdout");
   std::string fuzz_shard;
   fuzz_cmd->add_option("--shard", fuzz_shard,
                        "--target: I/N, only the traces i with i % N == I (`fuzz merge` joins the "

@@ -61,6 +61,14 @@ int for_each_corpus_trace(F&& f) {
   return count;
 }
 
+// JUnit reports carry trace names and adapter messages: markup is escaped, and the control
+// characters XML 1.0 forbids become U+FFFD rather than make the report unreadable.
+TEST(Check, XmlEscapeKeepsReportsWellFormed) {
+  EXPECT_EQ(check::xml_escape("a\x01<b>&\"'\x1b[0m\tc\n"),
+            "a\xEF\xBF\xBD&lt;b&gt;&amp;&quot;&apos;\xEF\xBF\xBD[0m\tc\n");
+  EXPECT_EQ(check::xml_escape("caf\xC3\xA9"), "caf\xC3\xA9");  // UTF-8 as it is
+}
+
 TEST(Check, EveryCorpusLogIsAllowedUnderBothProfiles) {
   const int checked = for_each_corpus_trace([](const std::string& name) {
     const Case c = corpus_case(name);

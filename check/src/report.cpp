@@ -14,29 +14,6 @@ const char* profile_name(Profile profile) {
   return profile == Profile::Intent ? "intent" : "normative";
 }
 
-std::string xml_escape(const std::string& text) {
-  std::string out;
-  for (char c : text) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
-
 std::string agents_text(const std::vector<std::string>& agents) {
   std::string out;
   for (const std::string& a : agents) out += (out.empty() ? "" : ", ") + a;
@@ -267,6 +244,35 @@ std::string to_json(const Report& report, const std::string& trace_name) {
   }
   j["assumptions"] = report.assumptions;
   return j.dump(2) + "\n";
+}
+
+std::string xml_escape(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    switch (c) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&apos;";
+        break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20 && c != '\t' && c != '\n' && c != '\r')
+          out += "\xEF\xBF\xBD";  // U+FFFD
+        else
+          out += c;
+    }
+  }
+  return out;
 }
 
 std::string to_junit(const Report& report, const std::string& trace_name) {

@@ -2,7 +2,7 @@
 # fuzz --target runs a failure again (--reruns, default 2) with LOCKSTEP_SETTLE_SCALE set before
 # keeping it: a failure an allowed re-run does not repeat is counted and kept as flaky, under
 # flaky/, apart from the failures; one every re-run repeats is a failure, with its re-runs'
-# outcomes. A served target's re-runs go through its one-shot command.
+# outcomes. A served target's re-runs go through its one-shot command. --junit and --json report it.
 # Usage: flaky.sh LOCKSTEP SOURCE_DIR
 source "$(dirname "$0")/common.sh" "$@"
 toy=$root/tests/toy-target
@@ -58,4 +58,27 @@ summary "$tmp/served" "s['flaky'] == $failures and s['failures'] == []" \
 # In shards, the same campaign.
 check 0 "--jobs 2" "$lockstep" "${campaign[@]}" --target late --jobs 2 --out "$tmp/jobs"
 same_as "$tmp/late" "$tmp/jobs" "--jobs 2 with flaky traces"
+
+# --junit: a test case per trace, a failure per kept failure with check's explanation, a note
+# for a flaky one; --json: summary.json on stdout. The same with --jobs but for the times.
+check 1 "--junit, --json" "$lockstep" "${campaign[@]}" --target wrong --out "$tmp/junit" --junit "$tmp/wrong.xml" --json
+cmp -s "$tmp/out" "$tmp/junit/summary.json" || { echo "FAIL --json prints other than summary.json"; fail=1; }
+check 0 "--junit with flaky traces, --jobs 2" "$lockstep" "${campaign[@]}" --target late --jobs 2 --out "$tmp/junit-late" --junit "$tmp/late.xml"
+python3 - "$tmp/wrong.xml" "$tmp/junit/summary.json" "$tmp/late.xml" <<'PY' || { echo "FAIL the JUnit reports do not say what the campaigns found"; fail=1; }
+import json, sys
+import xml.etree.ElementTree as ET
+wrong, summary, late = ET.parse(sys.argv[1]).getroot(), json.load(open(sys.argv[2])), ET.parse(sys.argv[3]).getroot()
+suite = wrong.find("testsuite")
+cases = suite.findall("testcase")
+assert suite.get("name") == "lockstep fuzz wrong" and int(suite.get("tests")) == 14 == len(cases)
+failed = [c for c in cases if c.find("failure") is not None]
+assert int(suite.get("failures")) == len(failed) == len(summary["failures"])
+assert [c.get("name") for c in failed] == ["seed %d" % f["seed"] for f in summary["failures"]]
+for c in failed:
+    assert c.find("failure").get("message") == "not allowed"
+    assert "kept in " in c.find("failure").text and ": not allowed (profile" in c.find("failure").text
+flaky = [c for c in late.find("testsuite").findall("testcase") if c.find("system-out") is not None]
+assert late.find("testsuite").get("failures") == "0" and len(flaky) == summary["notAllowed"]
+assert all(c.find("system-out").text.startswith('flaky: failed, then ["allowed"]') for c in flaky)
+PY
 exit $fail

@@ -207,5 +207,9 @@ Trace part_trace(const Trace& trace, const std::vector<std::string>& agents);
 std::string to_text(const Report& report, const std::string& trace_name);
 std::string to_json(const Report& report, const std::string& trace_name);
 std::string to_junit(const Report& report, const std::string& trace_name);
+// Text as XML character data or an attribute's value: the five markup characters escaped, and
+// each control character XML 1.0 forbids (all below U+0020 but tab, line feed and carriage return)
+// written as U+FFFD, so that no trace name or adapter message makes a JUnit report unreadable.
+std::string xml_escape(const std::string& text);
 
 }  // namespace lockstep::check
