@@ -47,6 +47,7 @@ int fuzz_target_command(const FuzzTargetArgs& args);
 // --jobs when it is not given: the target's jobsPerCore (targets.json) times the cores this
 // process may run on, at most 64 and at most --count; 1 for a target without jobsPerCore, when
 // the registry or the target cannot be read (fuzz_target_command then says why), or for a shard.
+// With --resume: the number of shards the stopped campaign ran in (OUT/shards), 1 for none.
 int default_jobs(const FuzzTargetArgs& args);
 
 }  // namespace lockstep::cli

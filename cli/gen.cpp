@@ -14,6 +14,7 @@
 #include "generators.h"
 #include "lockstep/spec_engine.h"
 #include "lockstep/trace_io.h"
+#include "misspelt.h"
 
 namespace lockstep::cli {
 namespace {
@@ -132,9 +133,28 @@ std::optional<std::string> read_gen_profile(const std::string& name, const std::
       profile.unload = false;
     else if (item == "shared-loops")
       profile.shared_loops = false;
-    else if (!item.empty())
-      return "--without: unknown capability \"" + item +
-             "\" (workers, partitions, opaque, timers, origins, unload, shared-loops)";
+    else if (item == "shared")
+      profile.shared = false;
+    else if (item == "steal")
+      profile.steal = false;
+    else if (item == "ifAvailable")
+      profile.if_available = false;
+    else if (item == "signal")
+      profile.lock_signal = false;
+    else if (item == "query")
+      profile.query = false;
+    else if (item == "invalid-arguments")
+      profile.invalid_arguments = false;
+    else if (!item.empty()) {
+      std::vector<std::string> known;
+      std::stringstream names(kCapabilities);
+      for (std::string known_one; std::getline(names >> std::ws, known_one, ',');)
+        known.push_back(known_one);
+      const auto near = nearest(item, known);
+      return "--without: unknown capability \"" + item + "\"" +
+             (near ? " (did you mean \"" + *near + "\"?)"
+                   : " (" + std::string(kCapabilities) + ")");
+    }
   }
   return std::nullopt;
 }
@@ -168,6 +188,9 @@ int gen_command(const GenArgs& args) {
     std::filesystem::create_directories(args.out, ec);
     if (ec) return bad("--out", "cannot make " + args.out + ": " + ec.message());
   }
+  // The enumeration is of every request kind within its bound: it leaves nothing out.
+  if (args.exhaustive && !args.without.empty())
+    return bad("--without", "applies to random traces; --exhaustive enumerates every kind");
   if (args.exhaustive) return gen_exhaustive(args, shard, shards);
   for (int i = shard; i < args.count; i += shards) {
     const Trace trace =

@@ -157,8 +157,7 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   gen_cmd->add_option(
       "--without", gen.without,
-      "What the target lacks, comma-separated: workers,partitions,opaque,timers,origins,unload,"
-      "shared-loops");
+      std::string("What the target lacks, comma-separated: ") + lockstep::cli::kCapabilities);
   gen_cmd->add_option("--shard", gen.shard, "I/N: make only the traces i with i % N == I")
       ->capture_default_str();
   gen_cmd->add_option("--out", gen.out,

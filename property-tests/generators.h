@@ -20,6 +20,14 @@ struct Profile {
   bool origins = true;       // more than one (non-opaque) origin
   bool unload = true;        // unloading a window's document
   bool shared_loops = true;  // windows sharing one event loop
+  // What a Web Locks implementation may not implement (gen --without; a target's "without"):
+  bool shared = true;             // requests in mode "shared" (without: all exclusive)
+  bool steal = true;              // the steal option
+  bool if_available = true;       // the ifAvailable option
+  bool lock_signal = true;        // a request's signal option
+  bool query = true;              // navigator.locks.query()
+  bool invalid_arguments = true;  // requests the spec rejects: names starting with '-', steal
+                                  // with ifAvailable or with a signal
   int min_agents = 1;
   int max_agents = 6;
 };

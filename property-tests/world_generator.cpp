@@ -165,7 +165,7 @@ class WorldBuilder {
       a.pointer = p;
       if (kind < 30 && profile_.locks) {
         request(a, who, scope, p, depth, top);
-      } else if (kind < 37 && profile_.locks) {
+      } else if (kind < 37 && profile_.locks && profile_.query) {
         a.op = Op::Query;
         a.id = fresh("q");
         if (top) scope.promises.push_back(a.id);
@@ -270,17 +270,24 @@ class WorldBuilder {
                bool top) {
     a.op = Op::Request;
     a.id = fresh("r");
-    a.name = chance(3) ? "-reserved" : pick(names_);
+    // What the profile leaves out is dropped after the draw, so that the full profile draws
+    // alike (its traces stay those of their seeds).
+    const bool reserved = chance(3);
+    a.name = reserved && profile_.invalid_arguments ? "-reserved" : pick(names_);
     if (chance(60)) {
       LockOptionsSpec o;
-      o.mode = chance(50) ? LockMode::Exclusive : LockMode::Shared;
+      const bool exclusive = chance(50);
+      o.mode = exclusive || !profile_.shared ? LockMode::Exclusive : LockMode::Shared;
       const int flavour = uniform(0, 20);
       if (flavour == 0) o.steal = true;
       if (flavour <= 3 && flavour >= 1) o.if_available = true;
       if (flavour == 4) o.steal = o.if_available = true;  // NotSupportedError
-      if ((flavour == 5 || flavour >= 12) && !scope.abort_signals.empty())
+      if ((flavour == 5 || flavour >= 12) && !scope.abort_signals.empty() && profile_.lock_signal)
         o.signal = pick(scope.abort_signals);  // with flavour 5 also steal: NotSupportedError
       if (flavour == 5) o.steal = true;
+      if (!profile_.invalid_arguments && (flavour == 4 || flavour == 5)) o.steal = false;
+      if (!profile_.steal) o.steal = false;
+      if (!profile_.if_available) o.if_available = false;
       a.lock_options = o;
     }
     a.callback = callback(who, scope, p + "/callback", depth + 1, /*task=*/false);

@@ -63,6 +63,25 @@ summary "$tmp/stopped" "s['stoppedBy'] == 'SIGTERM' and s['traces'] < 15" \
 check 1 "--jobs 3 --resume" "$lockstep" "${slow[@]}" --jobs 3 --out "$tmp/stopped" --resume
 same_as "$tmp/slow" "$tmp/stopped" "--jobs 3 stopped and resumed"
 
+# A campaign that ran in its default shards resumes in those shards, whatever the default is now
+# (another machine, another registry): slow with jobsPerCore 2, resumed with jobsPerCore 1.
+python3 - "$tmp/targets.json" "$tmp/slow-2.json" "$tmp/slow-1.json" <<'PY'
+import json, sys
+for per_core, out in ((2, sys.argv[2]), (1, sys.argv[3])):
+    t = json.load(open(sys.argv[1]))
+    t["targets"]["slow"]["jobsPerCore"] = per_core
+    json.dump(t, open(out, "w"))
+PY
+slow_default=(fuzz --target slow --steps 25 --shrink 0 --count 15 --seed 100)
+"$lockstep" "${slow_default[@]}" --targets "$tmp/slow-2.json" --out "$tmp/stopped-default" > /dev/null 2>&1 &
+stop_after 5 TERM $! "$tmp/stopped-default"
+wait $!
+shards_before=$(ls "$tmp/stopped-default/shards")
+check 1 "resumed in its default shards" "$lockstep" "${slow_default[@]}" --targets "$tmp/slow-1.json" --out "$tmp/stopped-default" --resume
+[ "$(ls "$tmp/stopped-default/shards")" = "$shards_before" ] \
+  || { echo "FAIL --resume made other shards: $(ls "$tmp/stopped-default/shards" | tr '\n' ' '), before: $shards_before"; fail=1; }
+same_as "$tmp/slow" "$tmp/stopped-default" "default shards stopped and resumed"
+
 # What fuzz merge refuses.
 expect 2 "lockstep: fuzz merge: shards missing: 1/3" "merge without shard 1" \
   "$lockstep" fuzz merge --out "$tmp/m2" "$tmp/shard-0" "$tmp/shard-2"
