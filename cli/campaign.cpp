@@ -18,19 +18,6 @@ int fuzz_bad_input(const std::string& what) {
   return kCampaignBadInput;
 }
 
-Tally Tally::of_summary(const Json& summary) {
-  Tally t;
-  const auto count = [&](const char* key) { return summary.value(key, std::uint64_t{0}); };
-  t.traces = count("traces");
-  t.allowed = count("allowed");
-  t.not_allowed = count("notAllowed");
-  t.failed = count("adapterFailures");
-  t.cannot = count("cannotExpress");
-  t.unknown = count("unknown");
-  t.flaky = count("flaky");
-  return t;
-}
-
 std::string Tally::line(double seconds, std::uint64_t count, double rate) const {
   std::string bar, eta;
   if (count > 0) {
@@ -100,14 +87,16 @@ Json summary_of(const Json& campaign, const std::map<std::uint64_t, TraceRecord>
 
 namespace {
 
-// What a kept trace's folder says of it: check's explanation, else the adapter's words.
+// What a kept trace's folder says of it: check's explanation (check.txt), else what the
+// adapter did (adapter.txt).
 std::string kept_text(const Json& entry) {
   const auto dir = std::filesystem::path(entry.value("trace", std::string())).parent_path();
-  std::ifstream check_text(dir / "check.txt");
-  std::string text((std::istreambuf_iterator<char>(check_text)), std::istreambuf_iterator<char>());
-  if (text.empty())
-    text = "exit " + entry.value("exit", Json(0)).dump() + ": " +
-           entry.value("message", std::string()) + "\n";
+  std::string text;
+  for (const char* file : {"check.txt", "adapter.txt"}) {
+    std::ifstream in(dir / file);
+    text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    if (!text.empty()) break;
+  }
   return text + "kept in " + dir.string() + "\n";
 }
 

@@ -21,8 +21,6 @@ int fuzz_bad_input(const std::string& what);
 struct Tally {
   std::uint64_t traces = 0, allowed = 0, not_allowed = 0, failed = 0, cannot = 0, unknown = 0,
                 flaky = 0;
-  // The counts summary.json gives (summary_of's), for a merged campaign's line.
-  static Tally of_summary(const Json& summary);
   void count(const TraceRecord& r) {
     ++traces;
     if (r.outcome == "allowed") ++allowed;
@@ -41,14 +39,14 @@ struct Tally {
 Json summary_of(const Json& campaign, const std::map<std::uint64_t, TraceRecord>& done,
                 double seconds, int stopped_by);
 
-// The campaign as a JUnit report: a test case per trace ("seed S"), a failure for each one kept
-// under failures/ (check's explanation, or what the adapter said), skipped for what the target
-// cannot express and what check left unknown, a note for a flaky one.
 // --junit FILE and --json once a campaign has ended: the error says what could not be written.
 std::optional<std::string> write_reports(const std::string& junit_file, bool json,
                                          const Json& summary, const Json& campaign,
                                          const std::map<std::uint64_t, TraceRecord>& done);
 
+// The campaign as a JUnit report: a test case per trace ("seed S"), a failure for each one kept
+// under failures/ (check's explanation, or what the adapter said), skipped for what the target
+// cannot express and what check left unknown, a note for a flaky one.
 std::string junit_of(const Json& campaign, const std::map<std::uint64_t, TraceRecord>& done,
                      double seconds);
 

@@ -57,8 +57,15 @@ void move_kept(Json& entry, const fs::path& shard, const fs::path& out, const ch
   if (entry.contains("minimal")) entry["minimal"] = (to / "minimal.trace.json").string();
 }
 
+// A merged campaign: what it is (the journal's first line), its traces by index, its summary.
+struct Merged {
+  Json campaign;
+  std::map<std::uint64_t, TraceRecord> done;
+  Json summary;
+};
+
 // The shards' journals merged into `out`; the error names the shard folder at fault.
-Result<Json> merge_shards(const fs::path& out, const std::vector<std::string>& shard_dirs) {
+Result<Merged> merge_shards(const fs::path& out, const std::vector<std::string>& shard_dirs) {
   if (shard_dirs.empty()) return Error{"", "no shard folders given"};
   Json campaign;
   std::uint64_t count = 0;
@@ -135,7 +142,7 @@ Result<Json> merge_shards(const fs::path& out, const std::vector<std::string>& s
       return Error{"", (out / "progress.jsonl").string() + ": " + error->to_string()};
   Json summary = summary_of(campaign, done, seconds, stopped_by);
   std::ofstream(out / "summary.json") << summary.dump(2) << "\n";
-  return summary;
+  return Merged{std::move(campaign), std::move(done), std::move(summary)};
 }
 
 // The exit a merged campaign gives.
@@ -168,9 +175,9 @@ int fuzz_merge_command(const std::string& out, const std::vector<std::string>& s
   if (ec) return fuzz_bad_input("merge: --out: cannot make " + out + ": " + ec.message());
   auto merged = merge_shards(out, shard_dirs);
   if (!merged) return fuzz_bad_input("merge: " + merged.error().to_string());
-  std::cerr << "merged " << shard_dirs.size() << " shards: " << merged.value()["traces"]
+  std::cerr << "merged " << shard_dirs.size() << " shards: " << merged.value().summary["traces"]
             << " traces; results in " << out << "/summary.json\n";
-  return exit_of(merged.value());
+  return exit_of(merged.value().summary);
 }
 
 int fuzz_jobs_command(const FuzzTargetArgs& args) {
@@ -271,20 +278,14 @@ int fuzz_jobs_command(const FuzzTargetArgs& args) {
     }
   auto merged = merge_shards(args.out, dirs);
   if (!merged) return fuzz_bad_input("--jobs: merging the shards: " + merged.error().to_string());
-  const Json& summary = merged.value();
+  const auto& [campaign, done, summary] = merged.value();
   const double seconds = summary.value("seconds", 0.0);
-  const Tally tally = Tally::of_summary(summary);
+  Tally tally;
+  for (const auto& [i, r] : done) tally.count(r);
   std::cerr << tally.line(seconds, 0, seconds > 0 ? static_cast<double>(tally.traces) / seconds : 0)
             << ", in " << n << " shards\nresults in " << args.out << "/summary.json\n";
-  {
-    std::vector<TraceRecord> records;
-    auto campaign = CampaignJournal::read(fs::path(args.out) / "progress.jsonl", records);
-    if (!campaign) return fuzz_bad_input("--out: " + campaign.error().to_string());
-    std::map<std::uint64_t, TraceRecord> done;
-    for (TraceRecord& r : records) done.emplace(r.index, std::move(r));
-    if (auto error = write_reports(args.junit, args.json, summary, campaign.value(), done))
-      return fuzz_bad_input(*error);
-  }
+  if (auto error = write_reports(args.junit, args.json, summary, campaign, done))
+    return fuzz_bad_input(*error);
   if (stop_requested() || summary["stoppedBy"].is_string()) {
     const int signal = stop_requested() ? stop_signal() : exit_of(summary) - 128;
     std::cerr << "lockstep: fuzz stopped by " << stop_signal_name(signal) << "; --resume --out "
