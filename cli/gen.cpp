@@ -3,6 +3,7 @@
 // seed `seed + i`, so a campaign split into shards makes exactly the traces one process would.
 #include "gen.h"
 
+#include <algorithm>
 #include <charconv>
 #include <filesystem>
 #include <fstream>
@@ -104,7 +105,36 @@ int gen_exhaustive(const GenArgs& args, int shard, int shards) {
   return 0;
 }
 
+// What --without may name, and the profile's switch for it: the world's features, then the Web
+// Locks API's that an implementation may lack.
+struct CapabilityFlag {
+  const char* name;
+  bool gen::Profile::*flag;
+};
+constexpr CapabilityFlag kCapabilityFlags[] = {
+    {"workers", &gen::Profile::workers},
+    {"partitions", &gen::Profile::partitions},
+    {"opaque", &gen::Profile::opaque},
+    {"timers", &gen::Profile::timers},
+    {"origins", &gen::Profile::origins},
+    {"unload", &gen::Profile::unload},
+    {"shared-loops", &gen::Profile::shared_loops},
+    {"shared", &gen::Profile::shared},
+    {"steal", &gen::Profile::steal},
+    {"ifAvailable", &gen::Profile::if_available},
+    {"signal", &gen::Profile::lock_signal},
+    {"query", &gen::Profile::query},
+    {"invalid-arguments", &gen::Profile::invalid_arguments},
+};
+
 }  // namespace
+
+std::string capabilities() {
+  std::string list;
+  for (const CapabilityFlag& c : kCapabilityFlags)
+    list += (list.empty() ? "" : ", ") + std::string(c.name);
+  return list;
+}
 
 std::optional<std::string> read_gen_profile(const std::string& name, const std::string& without,
                                             gen::Profile& profile) {
@@ -119,42 +149,18 @@ std::optional<std::string> read_gen_profile(const std::string& name, const std::
   }
   std::stringstream items(without);
   for (std::string item; std::getline(items, item, ',');) {
-    if (item == "workers")
-      profile.workers = false;
-    else if (item == "partitions")
-      profile.partitions = false;
-    else if (item == "opaque")
-      profile.opaque = false;
-    else if (item == "timers")
-      profile.timers = false;
-    else if (item == "origins")
-      profile.origins = false;
-    else if (item == "unload")
-      profile.unload = false;
-    else if (item == "shared-loops")
-      profile.shared_loops = false;
-    else if (item == "shared")
-      profile.shared = false;
-    else if (item == "steal")
-      profile.steal = false;
-    else if (item == "ifAvailable")
-      profile.if_available = false;
-    else if (item == "signal")
-      profile.lock_signal = false;
-    else if (item == "query")
-      profile.query = false;
-    else if (item == "invalid-arguments")
-      profile.invalid_arguments = false;
-    else if (!item.empty()) {
-      std::vector<std::string> known;
-      std::stringstream names(kCapabilities);
-      for (std::string known_one; std::getline(names >> std::ws, known_one, ',');)
-        known.push_back(known_one);
-      const auto near = nearest(item, known);
-      return "--without: unknown capability \"" + item + "\"" +
-             (near ? " (did you mean \"" + *near + "\"?)"
-                   : " (" + std::string(kCapabilities) + ")");
+    if (item.empty()) continue;
+    const auto named = std::find_if(std::begin(kCapabilityFlags), std::end(kCapabilityFlags),
+                                    [&](const CapabilityFlag& c) { return item == c.name; });
+    if (named != std::end(kCapabilityFlags)) {
+      profile.*named->flag = false;
+      continue;
     }
+    std::vector<std::string> known;
+    for (const CapabilityFlag& c : kCapabilityFlags) known.push_back(c.name);
+    const auto near = nearest(item, known);
+    return "--without: unknown capability \"" + item + "\"" +
+           (near ? " (did you mean \"" + *near + "\"?)" : " (" + capabilities() + ")");
   }
   return std::nullopt;
 }

@@ -12,18 +12,16 @@ struct Profile;
 
 namespace lockstep::cli {
 
-// What --without (and a target's "without") may name: the world's features, then the Web Locks
-// API's that an implementation may lack.
-inline constexpr const char* kCapabilities =
-    "workers, partitions, opaque, timers, origins, unload, shared-loops, shared, steal, "
-    "ifAvailable, signal, query, invalid-arguments";
+// What --without (and a target's "without") may name, comma-separated: the world's features,
+// then the Web Locks API's that an implementation may lack.
+std::string capabilities();
 
 struct GenArgs {
   std::uint64_t seed = 1;
   int count = 1;
   int steps = 30;                 // at most this many top-level steps per trace
   std::string profile = "mixed";  // locks | scheduling | mixed | single-agent
-  std::string without;            // comma-separated, of kCapabilities
+  std::string without;            // comma-separated, of capabilities()
   std::string shard = "0/1";      // I/N: this process makes traces i with i % N == I
   std::string out;                // a folder for one file per trace; empty: JSON lines on stdout
   // --exhaustive: every Web Locks trace within the bound instead of random ones

@@ -155,9 +155,8 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   gen_cmd->add_option("--profile", gen.profile, "locks, scheduling, mixed or single-agent")
       ->capture_default_str();
-  gen_cmd->add_option(
-      "--without", gen.without,
-      std::string("What the target lacks, comma-separated: ") + lockstep::cli::kCapabilities);
+  gen_cmd->add_option("--without", gen.without,
+                      "What the target lacks, comma-separated: " + lockstep::cli::capabilities());
   gen_cmd->add_option("--shard", gen.shard, "I/N: make only the traces i with i % N == I")
       ->capture_default_str();
   gen_cmd->add_option("--out", gen.out,
