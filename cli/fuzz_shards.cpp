@@ -180,6 +180,22 @@ int fuzz_merge_command(const std::string& out, const std::vector<std::string>& s
   return exit_of(merged.value().summary);
 }
 
+fs::path shard_folder(const std::string& out, std::uint64_t index, std::uint64_t count) {
+  return fs::path(out) / "shards" / (std::to_string(index) + "-of-" + std::to_string(count));
+}
+
+std::optional<std::uint64_t> shards_run_in(const std::string& out) {
+  std::error_code ec;
+  for (const auto& shard : fs::directory_iterator(fs::path(out) / "shards", ec)) {
+    const std::string name = shard.path().filename().string();
+    const auto of = name.find("-of-");
+    std::uint64_t count = 0;
+    if (of != std::string::npos && parse_number(std::string_view(name).substr(of + 4), count))
+      return count;
+  }
+  return std::nullopt;
+}
+
 int fuzz_jobs_command(const FuzzTargetArgs& args) {
   std::error_code ec;
   const fs::path self = fs::read_symlink("/proc/self/exe", ec);
@@ -188,8 +204,7 @@ int fuzz_jobs_command(const FuzzTargetArgs& args) {
   std::vector<std::string> dirs;
   std::vector<pid_t> children;
   for (std::uint64_t i = 0; i < n; ++i) {
-    const fs::path dir =
-        fs::path(args.out) / "shards" / (std::to_string(i) + "-of-" + std::to_string(n));
+    const fs::path dir = shard_folder(args.out, i, n);
     fs::create_directories(dir, ec);
     if (ec) return fuzz_bad_input("--out: cannot make " + dir.string() + ": " + ec.message());
     dirs.push_back(dir.string());

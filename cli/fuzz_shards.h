@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
@@ -21,6 +22,12 @@ std::optional<std::string> parse_shard(const std::string& text, std::uint64_t& i
 // Exit 0 when the merged campaign kept no failure, 1 when it did, 2 when the folders are not the
 // N shards of one campaign, 128 + a signal's number when a shard was stopped by it.
 int fuzz_merge_command(const std::string& out, const std::vector<std::string>& shard_dirs);
+
+// Where --jobs runs shard `index` of `count`: OUT/shards/I-of-N.
+std::filesystem::path shard_folder(const std::string& out, std::uint64_t index,
+                                   std::uint64_t count);
+// How many shards the --jobs campaign in `out` ran in (its shard folders); none for none.
+std::optional<std::uint64_t> shards_run_in(const std::string& out);
 
 // `args.jobs` shards at once; exits as fuzz_target_command does.
 int fuzz_jobs_command(const FuzzTargetArgs& args);

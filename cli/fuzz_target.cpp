@@ -7,7 +7,6 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -18,6 +17,7 @@
 #include "campaign.h"
 #include "campaign_journal.h"
 #include "command_words.h"
+#include "fuzz_shards.h"
 #include "gen.h"
 #include "generators.h"
 #include "lockstep/check.h"
@@ -85,15 +85,8 @@ void adapter_said(const fs::path& dir, Json& entry, const AdapterRun& ran) {
 int default_jobs(const FuzzTargetArgs& args) {
   if (args.shard_count > 1) return 1;
   // A campaign resumed goes on as it ran: in the shards it has (OUT/shards/I-of-N), or in one.
-  if (args.resume) {
-    std::error_code ec;
-    for (const auto& shard : fs::directory_iterator(fs::path(args.out) / "shards", ec)) {
-      const std::string name = shard.path().filename().string();
-      const auto of = name.find("-of-");
-      if (of != std::string::npos) return std::clamp(std::atoi(name.c_str() + of + 4), 1, 64);
-    }
-    return 1;
-  }
+  if (args.resume)
+    return static_cast<int>(std::clamp<std::uint64_t>(shards_run_in(args.out).value_or(1), 1, 64));
   auto registry = read_targets_file(find_targets(args.targets).string());
   const TargetEntry* target = registry ? registry->find(args.target) : nullptr;
   if (!target || !target->jobs_per_core) return 1;
