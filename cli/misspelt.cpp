@@ -94,19 +94,15 @@ std::optional<std::string> misspelling(CLI::App& app, int argc, char** argv) {
       chose_command = true;
       continue;
     }
-    if (!chose_command) {  // the program's first word must be a command
-      std::vector<std::string> names;
-      for (CLI::App* s : subcommands) names.push_back(s->get_name());
-      return with_hint("command", word, names);
-    }
+    std::vector<std::string> names;
+    for (CLI::App* s : subcommands) names.push_back(s->get_name());
+    // The program's first word must be a command.
+    if (!chose_command) return with_hint("command", word, names);
     // A command that takes no positional arguments names its own commands here.
     const bool positionals =
         !command->get_options([](const CLI::Option* o) { return o->get_positional(); }).empty();
-    if (!positionals && !subcommands.empty()) {
-      std::vector<std::string> names;
-      for (CLI::App* s : subcommands) names.push_back(s->get_name());
+    if (!positionals && !names.empty())
       return prefix_of(command) + with_hint("command", word, names);
-    }
   }
   return std::nullopt;
 }
