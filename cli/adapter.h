@@ -58,7 +58,7 @@ class Adapter {
 
   // `settle_scale` > 1: the one-shot command (never the server), with LOCKSTEP_SETTLE_SCALE set
   // to it in its environment, so that its settling waits that many times longer
-  // (adapters/README.md, "Settling"): how a failure is run again before it is kept.
+  // (adapters/README.md, "Flaky failures"): how a failure is run again before it is kept.
   AdapterRun run(const Trace& trace, double settle_scale = 1);
   // check's report on the adapter's log; none when the adapter did not log.
   std::optional<check::Report> judge(const Trace& trace);

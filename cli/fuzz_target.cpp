@@ -214,7 +214,7 @@ int fuzz_target_command(const FuzzTargetArgs& args) {
     record.outcome = outcome_of(trace, ran, options, report);
     if (record.outcome == "cannot express") record.reason = reason_of(ran.message);
     // A failure run again, settling longer: an allowed run says the first one's events were
-    // stamped late (adapters/README.md, "Settling"), not that the implementation departs.
+    // stamped late (adapters/README.md, "Flaky failures"), not that the implementation departs.
     Json reruns = Json::array();
     if (is_failure(record.outcome)) {
       for (int k = 0; k < args.reruns; ++k) {

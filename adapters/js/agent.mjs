@@ -323,7 +323,8 @@ function usedObjects(a) {
 
 // Why a trace cannot run on a target whose runner supports `ops` and `features`; null when it
 // can. A reason is the same words for every trace it stops, the trace's own ids in parentheses
-// after them, so that a campaign counts traces by reason (adapters/README.md). Features: "windows" (unload and shared event loops), "origins" (more than one),
+// after them, so that a campaign counts traces by reason (adapters/README.md). Features:
+// "windows" (unload and shared event loops), "origins" (more than one),
 // "partitions", "opaque", "timers" (postTask's delay), "peers" (a window may use the promises,
 // controllers and signals of another window of its origin: Agent's shared `store`).
 export function cannotExpress(trace, { ops, features }) {

@@ -89,7 +89,7 @@ export class RoundTrips {
   }
 }
 
-// LOCKSTEP_SETTLE_SCALE (adapters/README.md, "Settling"): lockstep sets it when it runs a trace
+// LOCKSTEP_SETTLE_SCALE (adapters/README.md, "Flaky failures"): lockstep sets it when it runs a trace
 // again before keeping a failure, so that every quiet and limit of that run is this many times
 // longer. Anything but a finite number of at least 1 means 1.
 export function settleScale(raw) {

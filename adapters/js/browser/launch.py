@@ -178,7 +178,7 @@ def main(name, browser_env, browser_name, command, env=None):
         page["quiet"] = str(args.quiet)
     if args.first_call_quiet:
         page["firstCallQuiet"] = str(args.first_call_quiet)
-    # lockstep's re-run of a failure before it keeps it (adapters/README.md, "Settling").
+    # lockstep's re-run of a failure before it keeps it (adapters/README.md, "Flaky failures").
     if os.environ.get("LOCKSTEP_SETTLE_SCALE"):
         page["settleScale"] = os.environ["LOCKSTEP_SETTLE_SCALE"]
     browser_command = lambda url, profile: command(args.browser, url, profile)  # noqa: E731
