@@ -2,8 +2,8 @@
 # Installs what lockstep builds and tests with, from Debian's packages. Idempotent.
 # --for-tests adds what the tests drive real engines with (scripts/test.sh passes it; building
 # and the corpus do not need it): headless Chromium and a font (the render test opens pages in
-# it), Firefox ESR (the Firefox adapter's tests), clang with libFuzzer's runtime (the fuzz smoke,
-# fuzz/run_smoke.sh), PyYAML (the test of deploy/'s recipes reads them), npm, and from npm
+# it), Firefox ESR and WebKitGTK with a virtual X display for its MiniBrowser (their adapters'
+# tests), clang with libFuzzer's runtime (the fuzz smoke, fuzz/run_smoke.sh), PyYAML (the test of deploy/'s recipes reads them), npm, and from npm
 # Node.js 26 into adapters/js/node and Deno 2.9 into adapters/js/deno (their adapters' tests).
 set -euo pipefail
 packages=(
@@ -14,7 +14,7 @@ packages=(
 for_tests=false
 if [ "${1:-}" = "--for-tests" ]; then
   for_tests=true
-  packages+=(chromium firefox-esr fonts-dejavu-core clang libclang-rt-dev python3-yaml)
+  packages+=(chromium firefox-esr libwebkit2gtk-4.1-0 xvfb fonts-dejavu-core clang libclang-rt-dev python3-yaml)
   command -v npm >/dev/null 2>&1 || packages+=(npm)
 fi
 missing=()

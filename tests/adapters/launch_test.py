@@ -1,7 +1,11 @@
 #!/usr/bin/env python3
 """browser/launch.py without a browser: the relay between a trace's browsers (mailboxes, order,
-the long-poll's timeout, a bad batch refused) over HTTP as the pages use it, and which partitions a
-trace's browsers host. Usage: launch_test.py SOURCE_DIR"""
+the long-poll's timeout, a bad batch refused) over HTTP as the pages use it, which partitions a
+trace's browsers host, and a page gone before its answer kept out of the output; and
+browser/xdisplay.py's virtual display (Debian xvfb, which scripts/install-deps.sh --for-tests
+installs). Usage: launch_test.py SOURCE_DIR"""
+import contextlib
+import io
 import json
 import os
 import sys
@@ -13,6 +17,7 @@ import urllib.request
 
 sys.path.insert(0, os.path.join(sys.argv.pop(1), "adapters", "js", "browser"))
 import launch  # noqa: E402
+import xdisplay  # noqa: E402
 
 
 class RelayOverHttp(unittest.TestCase):
@@ -85,6 +90,52 @@ class Partitions(unittest.TestCase):
         self.assertIn("preload=/p.js", url)
         self.assertNotIn("quiet", url)
         self.assertNotIn("without", url)
+
+
+class ServerErrors(unittest.TestCase):
+    def setUp(self):
+        self.server = launch.serve(b'{"agents": []}', {}, threading.Event())
+
+    def tearDown(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+    def printed_for(self, error):
+        out = io.StringIO()
+        with contextlib.redirect_stderr(out):
+            try:
+                raise error
+            except Exception:
+                self.server.handle_error(None, ("::1", 0))
+        return out.getvalue()
+
+    def test_a_page_gone_before_its_answer_is_not_reported(self):
+        self.assertEqual(self.printed_for(BrokenPipeError(32, "Broken pipe")), "")
+        self.assertEqual(self.printed_for(ConnectionResetError(104, "reset")), "")
+
+    def test_any_other_error_of_a_request_is(self):
+        self.assertIn("ValueError: the handler's own bug", self.printed_for(
+            ValueError("the handler's own bug")))
+
+
+class VirtualDisplay(unittest.TestCase):
+    def test_a_display_of_its_own_for_as_long_as_the_block(self):
+        with xdisplay.VirtualDisplay() as display:
+            self.assertRegex(display.name, r"^:[0-9]+$")
+            socket_file = f"/tmp/.X11-unix/X{display.name[1:]}"
+            self.assertTrue(os.path.exists(socket_file), socket_file)
+            self.assertIsNone(display.process.poll())
+            with xdisplay.VirtualDisplay() as second:  # another run beside it: another number
+                self.assertNotEqual(second.name, display.name)
+        self.assertIsNotNone(display.process.poll())
+        self.assertFalse(os.path.exists(socket_file), socket_file)
+
+    def test_a_missing_xvfb_is_named(self):
+        with self.assertRaises(SystemExit) as refused:
+            with xdisplay.VirtualDisplay("/nonexistent/Xvfb"):
+                pass
+        self.assertEqual(str(refused.exception), "/nonexistent/Xvfb: cannot start the virtual "
+                         "display: No such file or directory")
 
 
 if __name__ == "__main__":

@@ -1,9 +1,9 @@
 // Makes trace agents in this page, for runner.mjs (the agents of its own partition) and
 // partition.mjs (another partition's, in a second browser): a window is an iframe (of this
 // page's origin for the trace's first origin, of `secondOrigin` for its second, sandboxed for
-// "opaque"), a worker a dedicated worker of this page, or of a frame of the second origin for a
-// worker of that origin (worker-host.html). Every agent talks by postMessage, whatever its
-// origin, so a page treats them all alike.
+// "opaque"), a worker a dedicated worker of this page, or of a frame of the worker's origin for a
+// worker of the second origin or an opaque one (worker-host.html; sandboxed for opaque). Every
+// agent talks by postMessage, whatever its origin, so a page treats them all alike.
 
 // `agents`: the trace's agents to make here; `origins`: the trace's non-opaque origins in order
 // (the first is this page's); `agentParams`: what every agent's URL carries (preload, hideLocks);
@@ -20,10 +20,13 @@ export function hostAgents(agents, { origins, secondOrigin, agentParams, onMessa
       if (data && data.lockstep === 'ready' && data.agent === a.id) resolveReady();
     };
     const base = a.origin === origins[0] || a.origin === 'opaque' ? '' : `${secondOrigin}/browser/`;
-    if (a.kind === 'worker' && base) {
+    const opaque = a.origin === 'opaque';
+    if (a.kind === 'worker' && (base || opaque)) {
       const frame = document.createElement('iframe');
       frame.title = a.id;
-      frame.src = `${base}worker-host.html?agent=${encodeURIComponent(a.id)}${agentParams}`;
+      frame.src = `${base}worker-host.html?agent=${encodeURIComponent(a.id)}${agentParams}` +
+        (opaque ? '&opaque=1' : '');
+      if (opaque) frame.sandbox = 'allow-scripts';
       addEventListener('message', (m) => readyOnce(m.data));
       document.body.append(frame);
       hosted.set(a.id, {

@@ -58,6 +58,12 @@ class QuietHandler(http.server.BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(body)
 
+    def handle_error(self, request, client_address):
+        # A page that goes before its answer (a removed frame's waiting GET /relay, a browser
+        # stopped mid-request) is no error of the run's; anything else is printed as before.
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
+
 
 class Relay:
     """The mailboxes through which the pages of a trace's browsers talk (browser/relay.mjs): the
@@ -163,6 +169,10 @@ def main(name, browser_env, browser_name, command, env=None):
     args = parser.parse_args()
     if args.serve == bool(args.trace or args.log) or (not args.serve and not args.log):
         parser.error("give TRACE LOG, or --serve alone")
+    if not (os.path.isfile(args.browser) and os.access(args.browser, os.X_OK)):
+        print(f"{args.browser}: no such browser (scripts/install-deps.sh --for-tests installs it; "
+              f"--browser or {browser_env} names another)", file=sys.stderr)
+        return 1
     page = {}
     if args.preload:
         file = os.path.abspath(args.preload)

@@ -98,3 +98,11 @@ def firefox_user_js():
         return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
     return "".join(f'user_pref("{name}", {literal(value)});\n' for name, value in FIREFOX_PREFS.items())
+
+# WebKitGTK's MiniBrowser: every host but the loopback server's through the dead proxy. It starts
+# no background service of its own that reaches the network (no updates, sync or safe browsing).
+
+WEBKIT_FLAGS = [
+    f"--proxy=http://{DEAD_PROXY[0]}:{DEAD_PROXY[1]}",
+    "--ignore-host=localhost", "--ignore-host=127.0.0.1", "--ignore-host=::1",
+]

@@ -49,11 +49,6 @@ function whyNot(trace) {
   const worker = trace.agents.find((a) => a.kind === 'worker');
   if (worker && without.includes('workers'))
     return `an agent is a worker, and the target runs only in windows (agent ${worker.id})`;
-  // A worker of an opaque origin would be a sandboxed frame's, which may not start a worker from
-  // a URL of another origin (every URL is).
-  for (const a of trace.agents)
-    if (a.kind === 'worker' && a.origin === 'opaque')
-      return `a worker has an opaque origin (worker ${a.id})`;
   // An unloaded window's script that still runs needs the window itself, which the runner does
   // not reach through postMessage.
   const unloaded = new Set();
