@@ -31,19 +31,24 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// The registry: the path given, else adapters/targets.json here, else beside the binary
-// (build/lockstep -> adapters/targets.json of the same checkout).
+// lockstep's own adapters folder: the checkout's adapters/ above this binary (build/lockstep ->
+// adapters/), found by its targets.json; empty when the binary is not in a checkout.
+fs::path own_adapters() {
+  std::error_code ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (ec) return {};
+  for (fs::path dir = exe.parent_path(); !dir.empty() && dir != dir.root_path();
+       dir = dir.parent_path())
+    if (fs::exists(dir / "adapters/targets.json")) return dir / "adapters";
+  return {};
+}
+
+// The registry: the path given, else adapters/targets.json here, else lockstep's own.
 fs::path find_targets(const std::string& given) {
   if (!given.empty()) return given;
   if (fs::exists("adapters/targets.json")) return "adapters/targets.json";
-  std::error_code ec;
-  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  if (!ec) {
-    for (fs::path dir = exe.parent_path(); !dir.empty() && dir != dir.root_path();
-         dir = dir.parent_path())
-      if (fs::exists(dir / "adapters/targets.json")) return dir / "adapters/targets.json";
-  }
-  return "adapters/targets.json";
+  const fs::path own = own_adapters();
+  return own.empty() ? "adapters/targets.json" : own / "targets.json";
 }
 
 void write_text(const fs::path& path, const std::string& text) {
@@ -123,7 +128,16 @@ int fuzz_target_command(const FuzzTargetArgs& args) {
   if (!command) return refuse("command", command.error().message);
   if (!command_has_placeholders(command.value()))
     return refuse("command", "needs {trace} and {log}");
-  const Placeholders fixed{{"{adapters}", fs::absolute(targets_file).parent_path().string()}};
+  // {adapters}: the targets file's folder; {lockstep}: lockstep's own adapters folder, so that a
+  // targets file of one's own, anywhere, can run lockstep's runners (adapters/templates/).
+  const fs::path own = own_adapters();
+  const Placeholders fixed{{"{adapters}", fs::absolute(targets_file).parent_path().string()},
+                           {"{lockstep}", own.string()}};
+  if (own.empty() && (has_placeholder(command.value(), "{lockstep}") ||
+                      (target.serve && target.serve->find("{lockstep}") != std::string::npos)))
+    return refuse("command",
+                  "{lockstep} stands for lockstep's own adapters folder, and none "
+                  "was found above this binary");
   // A command that replays many traces in one process (a browser kept open): adapters/README.md.
   CommandWords serve;
   if (target.serve) {

@@ -90,6 +90,25 @@ PY
 done
 [ -z "$(find "$tmp" -name P)" ] || { echo "FAIL a folder's name was run by a shell: $(find "$tmp" -name P)"; fail=1; }
 
+# {lockstep}: lockstep's own adapters folder (the checkout's, above the binary), whichever folder
+# the targets file is in; refused, naming the member, when the binary is in no checkout.
+mkdir -p "$tmp/own"
+printf '#!/usr/bin/env bash\nprintf "%%s\\n" "$4" > "%s"\nexec "$1" run --engine impl "$2" -o "$3"\n' "$tmp/lockstep-is" > "$tmp/own/impl.sh"
+chmod +x "$tmp/own/impl.sh"
+python3 - "$tmp/own/targets.json" "$lockstep" <<'PY'
+import json, shlex, sys
+json.dump({"targets": {"mine": {"profile": "locks", "command": "{adapters}/impl.sh " +
+                                shlex.quote(sys.argv[2]) + " {trace} {log} {lockstep}"}}},
+          open(sys.argv[1], "w"))
+PY
+check 0 "fuzz with {lockstep}" "$lockstep" fuzz --target mine --targets "$tmp/own/targets.json" --count 1 --out "$tmp/own/out"
+[ "$(cat "$tmp/lockstep-is" 2>/dev/null)" = "$(cd "$root/adapters" && pwd -P)" ] \
+  || { echo "FAIL {lockstep} is '$(cat "$tmp/lockstep-is" 2>/dev/null)', not $root/adapters"; fail=1; }
+mkdir -p "$tmp/nowhere"
+cp "$lockstep" "$tmp/nowhere/lockstep"
+expect 2 "lockstep: fuzz --targets $tmp/own/targets.json: targets.mine.command (/targets/mine/command): {lockstep} stands for lockstep's own adapters folder, and none was found above this binary" \
+  "fuzz with {lockstep}, the binary in no checkout" "$tmp/nowhere/lockstep" fuzz --target mine --targets "$tmp/own/targets.json" --count 1 --out "$tmp/own/out2"
+
 # --cmd words: `$(touch P)` quoted is one literal argument, unquoted two; nothing is run.
 printf '#!/usr/bin/env bash\nprintf "%%s\\n" "$@" > "%s"\nexit 3\n' "$tmp/args" > "$tmp/args.sh"
 (cd "$tmp/work" && "$lockstep" shrink "$basic" --cmd "bash $tmp/args.sh '\$(touch P)' \$(touch P) \"a b\" {trace}x {log}") >"$tmp/out" 2>"$tmp/err"

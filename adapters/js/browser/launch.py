@@ -32,6 +32,20 @@ import urllib.parse
 JS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TYPES = {".html": "text/html", ".mjs": "text/javascript", ".js": "text/javascript",
          ".json": "application/json"}
+# The folder of a --preload module that lives outside adapters/js (a library under test in its
+# own tree, adapters/templates/browser-library): served under /user/, so that its own relative
+# imports resolve there too.
+USER_PATH = "/user/"
+user_dir = None
+
+
+def served_file(path):
+    """The file a page's GET of `path` reads: under adapters/js, or under the --preload module's
+    folder for /user/...; None for anything outside both."""
+    root, rest = (user_dir, path[len(USER_PATH):]) if user_dir and path.startswith(USER_PATH) \
+        else (JS, path.lstrip("/"))
+    file = os.path.normpath(os.path.join(root, rest))
+    return file if file.startswith(root + os.sep) and os.path.isfile(file) else None
 
 
 class Server(http.server.ThreadingHTTPServer):
@@ -42,6 +56,12 @@ class Server(http.server.ThreadingHTTPServer):
         # Both 127.0.0.1 and localhost (which may resolve to ::1) reach this one server.
         self.socket.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
         super().server_bind()
+
+    def handle_error(self, request, client_address):
+        # A page that goes before its answer (a removed frame's waiting GET /relay, a browser
+        # stopped mid-request) is no error of the run's; anything else is printed as before.
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
 
 
 class QuietHandler(http.server.BaseHTTPRequestHandler):
@@ -57,12 +77,6 @@ class QuietHandler(http.server.BaseHTTPRequestHandler):
         self.send_header("Cache-Control", "no-store")
         self.end_headers()
         self.wfile.write(body)
-
-    def handle_error(self, request, client_address):
-        # A page that goes before its answer (a removed frame's waiting GET /relay, a browser
-        # stopped mid-request) is no error of the run's; anything else is printed as before.
-        if not isinstance(sys.exc_info()[1], ConnectionError):
-            super().handle_error(request, client_address)
 
 
 class Relay:
@@ -112,8 +126,8 @@ def serve(trace, result, done):
             if path == "/relay":
                 name = urllib.parse.parse_qs(query).get("for", [""])[0]
                 return self.send(200, json.dumps(relay.take(name)).encode(), "application/json")
-            file = os.path.normpath(os.path.join(JS, path.lstrip("/")))
-            if not file.startswith(JS) or not os.path.isfile(file):
+            file = served_file(path)
+            if not file:
                 return self.send(404, b"not found")
             self.send(200, open(file, "rb").read(),
                       TYPES.get(os.path.splitext(file)[1], "application/octet-stream"))
@@ -155,11 +169,12 @@ def main(name, browser_env, browser_name, command, env=None):
     parser.add_argument("--restart-every", type=int, default=200,
                         help="--serve: a fresh browser after this many traces")
     parser.add_argument("--browser", default=os.environ.get(browser_env) or
-                        shutil.which(browser_name) or f"/usr/bin/{browser_name}")
+                        shutil.which(browser_name) or os.path.join("/usr/bin", browser_name))
     parser.add_argument("--timeout", type=float, default=60)
-    # A polyfill under test (runner.mjs): a module under adapters/js that every agent loads first,
+    # A polyfill under test (runner.mjs): a module that every agent loads first,
     # the browser's own navigator.locks hidden before it, what the target leaves out refused.
-    parser.add_argument("--preload", help="a module under adapters/js, loaded first by each agent")
+    parser.add_argument("--preload", help="a module loaded first by each agent (its folder is "
+                        "served too, under /user/, when it is not under adapters/js)")
     parser.add_argument("--hide-locks", action="store_true",
                         help="remove the browser's navigator.locks in each agent first")
     parser.add_argument("--without", default="", help="refuse these: scheduler, workers")
@@ -176,10 +191,15 @@ def main(name, browser_env, browser_name, command, env=None):
     page = {}
     if args.preload:
         file = os.path.abspath(args.preload)
-        if not file.startswith(JS + os.sep) or not os.path.isfile(file):
-            print(f"{args.preload}: not a file under {JS}", file=sys.stderr)
+        if not os.path.isfile(file):
+            print(f"{args.preload}: no such module to preload", file=sys.stderr)
             return 2
-        page["preload"] = "/" + os.path.relpath(file, JS).replace(os.sep, "/")
+        if file.startswith(JS + os.sep):
+            page["preload"] = "/" + os.path.relpath(file, JS).replace(os.sep, "/")
+        else:
+            global user_dir
+            user_dir = os.path.dirname(file)
+            page["preload"] = USER_PATH + os.path.basename(file)
     if args.hide_locks:
         page["hideLocks"] = "1"
     if args.without:
