@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """browser/launch.py without a browser: the relay between a trace's browsers (mailboxes, order,
 the long-poll's timeout, a bad batch refused) over HTTP as the pages use it, which partitions a
-trace's browsers host, and a page gone before its answer kept out of the output; and
+trace's browsers host, which files the pages are served (adapters/js, and a --preload module's
+folder under /user/), and a page gone before its answer kept out of the output; and
 browser/xdisplay.py's virtual display (Debian xvfb, which scripts/install-deps.sh --for-tests
 installs). Usage: launch_test.py SOURCE_DIR"""
 import contextlib
@@ -9,6 +10,7 @@ import io
 import json
 import os
 import sys
+import tempfile
 import threading
 import time
 import unittest
@@ -90,6 +92,30 @@ class Partitions(unittest.TestCase):
         self.assertIn("preload=/p.js", url)
         self.assertNotIn("quiet", url)
         self.assertNotIn("without", url)
+
+
+class ServedFiles(unittest.TestCase):
+    def setUp(self):
+        self.folder = tempfile.mkdtemp()
+        self.library = os.path.join(self.folder, "lib.js")
+        open(self.library, "w").write("export {};")
+        open(os.path.join(os.path.dirname(self.folder), "beside.js"), "w").write("")
+
+    def tearDown(self):
+        launch.user_dir = None
+
+    def test_adapters_js_and_nothing_above_it(self):
+        self.assertEqual(launch.served_file("/browser/runner.html"),
+                         os.path.join(launch.JS, "browser", "runner.html"))
+        self.assertIsNone(launch.served_file("/../targets.json"))
+        self.assertIsNone(launch.served_file("/browser/no-such-page.html"))
+
+    def test_a_preload_folder_under_user_only_once_given(self):
+        self.assertIsNone(launch.served_file("/user/lib.js"))
+        launch.user_dir = self.folder
+        self.assertEqual(launch.served_file("/user/lib.js"), self.library)
+        self.assertIsNone(launch.served_file("/user/../beside.js"))
+        self.assertIsNone(launch.served_file("/user/"))
 
 
 class ServerErrors(unittest.TestCase):
