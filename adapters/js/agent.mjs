@@ -301,6 +301,15 @@ export class Agent {
   }
 }
 
+// Queues `ended` to run at the end of the current task: a message and a timer, whichever runs
+// first (serveAgent).
+export function queueTaskEnd(ended) {
+  const channel = new MessageChannel();
+  channel.port1.onmessage = ended;
+  channel.port2.postMessage(null);
+  setTimeout(ended, 0);
+}
+
 // Removes the global's own navigator.locks (the accessor on Navigator.prototype or
 // WorkerNavigator.prototype, wherever on the chain it is), so that a polyfill loaded next finds
 // none and installs itself: a runner's --hide-locks.
@@ -383,19 +392,18 @@ export function serveAgent(id, post, listen, { locksAreTasks = false, store = ne
   let own = null;
   const agent = new Agent((event) => post({ lockstep: 'event', agent: id, own, event }),
     () => { own = null; }, locksAreTasks, store);
-  listen((data) => {
+  // `queueEnd`: where the end of the step's own task is queued, by default in this realm; a step
+  // called into a removed frame (host.mjs) runs in the caller's task, which queues its end.
+  listen((data, queueEnd = queueTaskEnd) => {
     if (!data || data.lockstep !== 'perform') return;
     own = data.step;
-    // The step's own task ends after its microtask checkpoint. What marks that end (a message and
-    // a timer, whichever runs first) is queued before the step runs, so that it comes ahead of
-    // any task the step itself queues: a postTask callback or a polyfill's setTimeout(0) queued by
-    // the step may run before a message posted after the step, and its events would be taken for
-    // the step's own. (Posting the end after the step did that in Chromium and Firefox, and was
-    // the whole of what docs/conformance.md once listed as queued-task-runs-before-the-next-step.)
-    const channel = new MessageChannel();
-    channel.port1.onmessage = () => { own = null; };
-    channel.port2.postMessage(null);
-    setTimeout(() => { own = null; }, 0);
+    // The step's own task ends after its microtask checkpoint. What marks that end is queued
+    // before the step runs, so that it comes ahead of any task the step itself queues: a postTask
+    // callback or a polyfill's setTimeout(0) queued by the step may run before a message posted
+    // after the step, and its events would be taken for the step's own. (Posting the end after
+    // the step did that in Chromium and Firefox, and was the whole of what docs/conformance.md
+    // once listed as queued-task-runs-before-the-next-step.)
+    queueEnd(() => { own = null; });
     try {
       agent.step(data.action);
     } catch (e) {

@@ -1,3 +1,5 @@
+import { queueTaskEnd } from '../agent.mjs';
+
 // Makes trace agents in this page, for runner.mjs (the agents of its own partition) and
 // partition.mjs (another partition's, in a second browser): a window is an iframe (of this
 // page's origin for the trace's first origin, of `secondOrigin` for its second, sandboxed for
@@ -13,6 +15,8 @@
 export function hostAgents(agents, { origins, secondOrigin, agentParams, onMessage }) {
   const hosted = new Map();
   const ready = [];
+  const keeper = agents.some((a) => a.kind === 'window' && a.origin === origins[1])
+    ? makeKeeper(secondOrigin, ready) : null;
   for (const a of agents) {
     let resolveReady;
     ready.push(new Promise((r) => { resolveReady = r; }));
@@ -43,18 +47,63 @@ export function hostAgents(agents, { origins, secondOrigin, agentParams, onMessa
       const frame = document.createElement('iframe');
       frame.title = a.id;
       frame.src = `${base}agent-frame.html?agent=${encodeURIComponent(a.id)}${agentParams}`;
-      if (a.origin === 'opaque') frame.sandbox = 'allow-scripts';
+      if (opaque) frame.sandbox = 'allow-scripts';
       addEventListener('message', (m) => readyOnce(m.data));
       document.body.append(frame);
+      // A removed frame's window, while script of its document still runs (steps after its
+      // unload): no message reaches it, so a page of its origin calls into it, this one for a
+      // frame of its own origin, the keeper for one of the second (scriptAfterUnload).
+      let removed = null;
+      let kept = false;
       hosted.set(a.id, {
-        send: (msg) => frame.contentWindow.postMessage(msg, '*'),
-        end: () => frame.remove(),
+        send: (msg) => {
+          if (removed) removed.lockstepPerform(structuredClone(msg), queueTaskEnd);
+          else if (kept) keeper.deliver(a.id, msg);
+          else frame.contentWindow.postMessage(msg, '*');
+        },
+        end: async () => {
+          if (removed || kept || !frame.isConnected) return;
+          if (!base && !opaque) removed = frame.contentWindow;
+          else if (keeper) kept = await keeper.keep(a.id, frame);
+          frame.remove();
+        },
       });
     }
   }
   addEventListener('message', (m) => onMessage(m.data));  // the frames' (a worker's: onmessage)
   return { hosted, ready: Promise.all(ready) };
 }
+
+// The keeper (keeper.html): a frame of the second origin that keeps that origin's removed frames
+// and calls their steps into them. keep(id, frame) resolves once it holds the frame's window.
+function makeKeeper(secondOrigin, ready) {
+  const frame = document.createElement('iframe');
+  frame.title = 'keeper';
+  frame.src = `${secondOrigin}/browser/keeper.html`;
+  const waiting = new Map();  // agent id -> resolve, until "kept"
+  ready.push(new Promise((resolve) => {
+    addEventListener('message', (m) => {
+      if (!m.data) return;
+      if (m.data.lockstep === 'keeper-ready') resolve();
+      if (m.data.lockstep === 'kept') waiting.get(m.data.agent)();
+    });
+  }));
+  document.body.append(frame);
+  const post = (message) => frame.contentWindow.postMessage(message, '*');
+  return {
+    keep: (agent, agentFrame) => new Promise((resolve) => {
+      waiting.set(agent, () => resolve(true));
+      post({ lockstep: 'keep', agent, index: [...Array(frames.length).keys()]
+        .find((i) => frames[i] === agentFrame.contentWindow) });
+    }),
+    deliver: (agent, message) => post({ lockstep: 'deliver', agent, message }),
+  };
+}
+
+// Whether the page can run agent `a`'s steps after its document unloads (host.mjs keeps the
+// removed frame's window): a window of one of the trace's two origins, not an opaque one.
+export const scriptAfterUnload = (a, origins) => a.kind === 'window' &&
+  (a.origin === origins[0] || a.origin === origins[1]);
 
 // The trace's non-opaque origins in the order the agents name them.
 export function originsOf(trace) {

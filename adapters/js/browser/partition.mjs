@@ -27,8 +27,11 @@ async function main() {
     } else if (!agent) {
       relay.send(RUNNER, { lockstep: 'error', agent: m.agent, message: `no agent ${m.agent} in partition ${partition}` });
     } else if (m.lockstep === 'end') {
-      agent.end(m.step);
-      if (!agent.endsAcked) relay.send(RUNNER, { lockstep: 'performed', agent: m.agent, step: m.step });
+      // The runner sends nothing more for this agent before "performed" (a window's end may wait
+      // for the keeper, host.mjs).
+      Promise.resolve(agent.end(m.step)).then(() => {
+        if (!agent.endsAcked) relay.send(RUNNER, { lockstep: 'performed', agent: m.agent, step: m.step });
+      });
     } else {
       agent.send(m.message);
     }

@@ -14,7 +14,9 @@ import { cannotExpress, schedulingOps } from '../agent.mjs';
 import {
   Acks, Recorder, RoundTrips, firstLockCallSettles, quiescence, replaySteps, settleScale,
 } from '../settle.mjs';
-import { agentParamsOf, hostAgents, originsOf, partitionOf } from './host.mjs';
+import {
+  agentParamsOf, hostAgents, originsOf, partitionOf, scriptAfterUnload,
+} from './host.mjs';
 import { RUNNER, Relay, partitionMailbox } from './relay.mjs';
 
 // The scheduler's ops where this browser has them: its windows and workers are the same engine
@@ -49,12 +51,14 @@ function whyNot(trace) {
   const worker = trace.agents.find((a) => a.kind === 'worker');
   if (worker && without.includes('workers'))
     return `an agent is a worker, and the target runs only in windows (agent ${worker.id})`;
-  // An unloaded window's script that still runs needs the window itself, which the runner does
-  // not reach through postMessage.
+  // An unloaded window's script that still runs is called into its removed frame by a page of
+  // its origin, which no page is for an opaque one (host.mjs, scriptAfterUnload).
   const unloaded = new Set();
+  const byId = new Map(trace.agents.map((a) => [a.id, a]));
   for (const s of trace.steps) {
-    if (unloaded.has(s.agent))
-      return `an agent runs script after its document unloads (agent ${s.agent})`;
+    if (unloaded.has(s.agent) && !scriptAfterUnload(byId.get(s.agent), origins))
+      return `an agent of an opaque origin runs script after its document unloads ` +
+        `(agent ${s.agent})`;
     if (s.op === 'unload') unloaded.add(s.agent);
   }
   return null;
@@ -103,7 +107,7 @@ async function main() {
         // Another partition's page, or a worker's host frame, says when the agent has gone, as
         // it says a step performed.
         const ended = agent.endsAcked ? acks.wait(step.agent, i) : null;
-        agent.end(i);
+        await agent.end(i);
         await ended;
         acks.ended(step.agent);
         return;
