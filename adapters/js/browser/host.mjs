@@ -64,7 +64,7 @@ export function hostAgents(agents, { origins, secondOrigin, agentParams, onMessa
         end: async () => {
           if (removed || kept || !frame.isConnected) return;
           if (!base && !opaque) removed = frame.contentWindow;
-          else if (keeper) kept = await keeper.keep(a.id, frame);
+          else if (base && keeper) kept = await keeper.keep(a.id, frame);
           frame.remove();
         },
       });
