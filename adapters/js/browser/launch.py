@@ -267,13 +267,18 @@ class Browser:
                                         stderr=subprocess.DEVNULL, env=env)
 
     def stop(self):
-        self.process.terminate()
-        try:
-            self.process.wait(10)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
+        end_process(self.process)
         shutil.rmtree(self.profile, ignore_errors=True)
+
+
+def end_process(process):
+    """Ends a process this adapter started: SIGTERM, then SIGKILL if it is still there 10 s later."""
+    process.terminate()
+    try:
+        process.wait(10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
 
 
 def run(trace_path, log_path, name, command, timeout, env=None, page=None):

@@ -9,6 +9,8 @@ import os
 import shutil
 import subprocess
 
+from launch import end_process
+
 
 class VirtualDisplay:
     def __init__(self, xvfb=None):
@@ -40,9 +42,4 @@ class VirtualDisplay:
         return self
 
     def __exit__(self, *_):
-        self.process.terminate()
-        try:
-            self.process.wait(10)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
+        end_process(self.process)
