@@ -133,11 +133,12 @@ int fuzz_target_command(const FuzzTargetArgs& args) {
   const fs::path own = own_adapters();
   const Placeholders fixed{{"{adapters}", fs::absolute(targets_file).parent_path().string()},
                            {"{lockstep}", own.string()}};
-  if (own.empty() && (has_placeholder(command.value(), "{lockstep}") ||
-                      (target.serve && target.serve->find("{lockstep}") != std::string::npos)))
-    return refuse("command",
-                  "{lockstep} stands for lockstep's own adapters folder, and none "
-                  "was found above this binary");
+  const auto unfillable = [&](const CommandWords& words) {
+    return own.empty() && has_placeholder(words, "{lockstep}");
+  };
+  const std::string no_own =
+      "{lockstep} stands for lockstep's own adapters folder, and none was found above this binary";
+  if (unfillable(command.value())) return refuse("command", no_own);
   // A command that replays many traces in one process (a browser kept open): adapters/README.md.
   CommandWords serve;
   if (target.serve) {
@@ -146,6 +147,7 @@ int fuzz_target_command(const FuzzTargetArgs& args) {
     if (!words) return refuse("serve", words.error().message);
     if (has_placeholder(words.value(), "{trace}") || has_placeholder(words.value(), "{log}"))
       return refuse("serve", "takes its traces on stdin, not {trace} and {log}");
+    if (unfillable(words.value())) return refuse("serve", no_own);
     serve = std::move(words.value());
   }
   if (args.no_serve) serve.clear();

@@ -98,7 +98,9 @@ chmod +x "$tmp/own/impl.sh"
 python3 - "$tmp/own/targets.json" "$lockstep" <<'PY'
 import json, shlex, sys
 json.dump({"targets": {"mine": {"profile": "locks", "command": "{adapters}/impl.sh " +
-                                shlex.quote(sys.argv[2]) + " {trace} {log} {lockstep}"}}},
+                                shlex.quote(sys.argv[2]) + " {trace} {log} {lockstep}"},
+                       "served": {"profile": "locks", "command": "false {trace} {log}",
+                                  "serve": "python3 {lockstep}/serve.py"}}},
           open(sys.argv[1], "w"))
 PY
 check 0 "fuzz with {lockstep}" "$lockstep" fuzz --target mine --targets "$tmp/own/targets.json" --count 1 --out "$tmp/own/out"
@@ -108,6 +110,8 @@ mkdir -p "$tmp/nowhere"
 cp "$lockstep" "$tmp/nowhere/lockstep"
 expect 2 "lockstep: fuzz --targets $tmp/own/targets.json: targets.mine.command (/targets/mine/command): {lockstep} stands for lockstep's own adapters folder, and none was found above this binary" \
   "fuzz with {lockstep}, the binary in no checkout" "$tmp/nowhere/lockstep" fuzz --target mine --targets "$tmp/own/targets.json" --count 1 --out "$tmp/own/out2"
+expect 2 "lockstep: fuzz --targets $tmp/own/targets.json: targets.served.serve (/targets/served/serve): {lockstep} stands for lockstep's own adapters folder, and none was found above this binary" \
+  "fuzz with {lockstep} in serve, the binary in no checkout" "$tmp/nowhere/lockstep" fuzz --target served --targets "$tmp/own/targets.json" --count 1 --out "$tmp/own/out3"
 
 # --cmd words: `$(touch P)` quoted is one literal argument, unquoted two; nothing is run.
 printf '#!/usr/bin/env bash\nprintf "%%s\\n" "$@" > "%s"\nexit 3\n' "$tmp/args" > "$tmp/args.sh"

@@ -62,7 +62,7 @@ export function hostAgents(agents, { origins, secondOrigin, agentParams, onMessa
           else frame.contentWindow.postMessage(msg, '*');
         },
         end: async () => {
-          if (removed || kept || !frame.isConnected) return;
+          if (!frame.isConnected) return;  // ended before (an unload, then a terminate)
           if (!base && !opaque) removed = frame.contentWindow;
           else if (base && keeper) kept = await keeper.keep(a.id, frame);
           frame.remove();
