@@ -104,7 +104,7 @@ std::optional<std::string> not_exportable(const Trace& trace) {
         refuse(std::string("op ") + op_name(a.op) + " needs the virtual clock");
         return;
       case Op::PostTask:
-        if (a.task_options.delay) refuse("a postTask delay needs the virtual clock");
+        if (a.task_options->delay) refuse("a postTask delay needs the virtual clock");
         return;
       case Op::Request:
       case Op::Query:

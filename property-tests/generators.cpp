@@ -157,11 +157,11 @@ rc::Gen<Trace> trace(bool with_scheduling) {
               post.id = b.fresh("t");
               post.pointer = p + "/body/" + std::to_string(i);
               if (*rc::gen::arbitrary<bool>())
-                post.task_options.priority =
+                post.task_options->priority =
                     *rc::gen::element(TaskPriority::Background, TaskPriority::UserVisible,
                                       TaskPriority::UserBlocking);
               else
-                post.task_options.signal = *rc::gen::elementOf(mine);
+                post.task_options->signal = *rc::gen::elementOf(mine);
               Callback cb;
               cb.pointer = post.pointer + "/callback";
               if (*rc::gen::arbitrary<bool>()) {

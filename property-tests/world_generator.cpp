@@ -219,11 +219,11 @@ class WorldBuilder {
         a.op = Op::TaskSignalAny;
         a.id = fresh("any");
         const int n = uniform(1, 3);
-        for (int i = 0; i < n; ++i) a.signals.push_back(pick(scope.abort_signals));
+        for (int i = 0; i < n; ++i) a.signals->push_back(pick(scope.abort_signals));
         if (chance(40) && !scope.task_signals.empty())
-          a.any_priority.signal = pick(scope.task_signals);
+          a.any_priority->signal = pick(scope.task_signals);
         else if (chance(60))
-          a.any_priority.priority =
+          a.any_priority->priority =
               pick(std::vector(std::begin(kPriorities), std::end(kPriorities)));
         if (top) {
           scope.abort_signals.push_back(a.id);
@@ -299,10 +299,10 @@ class WorldBuilder {
     a.op = Op::PostTask;
     a.id = fresh("t");
     if (chance(50))
-      a.task_options.priority = pick(std::vector(std::begin(kPriorities), std::end(kPriorities)));
+      a.task_options->priority = pick(std::vector(std::begin(kPriorities), std::end(kPriorities)));
     if (chance(40) && !scope.abort_signals.empty())
-      a.task_options.signal = pick(scope.abort_signals);
-    if (profile_.timers && chance(15)) a.task_options.delay = one_of<std::uint64_t>({0, 1, 10});
+      a.task_options->signal = pick(scope.abort_signals);
+    if (profile_.timers && chance(15)) a.task_options->delay = one_of<std::uint64_t>({0, 1, 10});
     a.callback = callback(who, scope, p + "/callback", depth + 1, /*task=*/true);
     if (top) scope.promises.push_back(a.id);
   }

@@ -1,7 +1,7 @@
 // The impl engine's own containers (impl/engine/inline_function.h, ring_queue.h, stable_pool.h,
-// impl/common/string_index.h) and Value's shared compound parts: they replace std::function,
-// std::deque, std::unordered_map and deep copies on the replay's hot path, so each must keep the
-// behaviour of what it replaces.
+// traces/include/lockstep/string_index.h) and Value's shared compound parts: they replace
+// std::function, std::deque, std::unordered_map and deep copies on the replay's hot path, so each
+// must keep the behaviour of what it replaces.
 #include <gtest/gtest.h>
 
 #include <array>
@@ -10,11 +10,11 @@
 #include <string>
 #include <vector>
 
-#include "../impl/common/string_index.h"
 #include "../impl/engine/inline_function.h"
 #include "../impl/engine/ring_queue.h"
 #include "../impl/engine/stable_pool.h"
 #include "lockstep/event_members.h"
+#include "lockstep/string_index.h"
 #include "lockstep/value.h"
 
 namespace lockstep::impl {

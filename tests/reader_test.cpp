@@ -222,7 +222,7 @@ TEST(Reader, FillsDefaultsAndImpliedAgents) {
   EXPECT_FALSE(t->steps[1].lock_options.has_value());  // the two-argument overload
   EXPECT_FALSE(t->steps[1].callback->is_async);
   EXPECT_FALSE(t->steps[1].settle);
-  EXPECT_EQ(t->steps[2].value, Value::dom_exception("AbortError"));
+  EXPECT_EQ(*t->steps[2].value, Value::dom_exception("AbortError"));
   EXPECT_FALSE(t->steps[2].fulfill);
 }
 
@@ -240,7 +240,7 @@ TEST(Reader, AcceptsEverySchedulingOpOfTheFormat) {
   ])"));
   ASSERT_TRUE(t.ok()) << t.error().to_string();
   EXPECT_TRUE(t->uses_scheduling());
-  EXPECT_EQ(t->steps[3].task_options.delay, 5u);
+  EXPECT_EQ(t->steps[3].task_options->delay, 5u);
 }
 
 // I-26, I-27: the pins that replay a run's choices. A step begins at every pin but "early:" and

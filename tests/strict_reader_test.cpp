@@ -56,6 +56,22 @@ TEST(StrictReader, DuplicateKeysAreRefusedWhereTheSecondStands) {
             "/events/0/task | duplicate member \"task\"");
 }
 
+// The reader converts each step while the next is parsed (trace_reader.cpp, item): a refusal of a
+// step still comes before whatever is wrong later in the document.
+TEST(StrictReader, AStepsRefusalComesBeforeWhatIsWrongAfterIt) {
+  const std::string head = R"({"format": "lockstep-trace", "version": 1, "agents": )" + kAgents +
+                           R"(, "steps": [{"agent": "A", "op": "query", "id": "q"}, )";
+  const std::string bad_step = R"({"agent": "B", "op": "query", "id": "q2"})";
+  const std::string refused = "/steps/1/agent | no agent with id \"B\"";
+  EXPECT_EQ(trace_refusal(head + bad_step + R"(, {"agent": )"), refused);  // malformed after it
+  EXPECT_EQ(trace_refusal(head + bad_step), refused);                      // cut short after it
+  EXPECT_EQ(trace_refusal(head + bad_step + R"(], "extra": 1})"), refused);
+  EXPECT_EQ(trace_refusal(head + bad_step + R"(, {"agent": "A", "op": "query", "id": "q"}]})"),
+            refused);  // not the duplicate id of the step after it
+  EXPECT_EQ(trace_refusal(head + R"({"agent": "A", "op": "query", "id": "q"}]})"),
+            "/steps/1/id | duplicate id \"q\" (first defined by steps[0])");
+}
+
 TEST(StrictReader, IntegersMustBeExactAndInRange) {
   EXPECT_EQ(trace_refusal(R"({"format": "lockstep-trace", "version": 1.0})"),
             "/version | this lockstep reads trace format version 1, got 1.0");

@@ -100,11 +100,11 @@ std::size_t Runner::compile(const std::vector<Action>& body, std::vector<bool>* 
                                 at, -2);
     const std::optional<std::string>& option_signal =
         a.lock_options && a.lock_options->signal ? a.lock_options->signal
-        : a.task_options.signal                  ? a.task_options.signal
-                                                 : a.any_priority.signal;
+        : a.task_options->signal                 ? a.task_options->signal
+                                                 : a.any_priority->signal;
     if (option_signal) compiled_[at].option_signal = resolve(*option_signal, at, -1);
-    for (std::size_t s = 0; s < a.signals.size(); ++s)
-      compiled_[at].signals.push_back(resolve(a.signals[s], at, static_cast<int>(s)));
+    for (std::size_t s = 0; s < a.signals->size(); ++s)
+      compiled_[at].signals.push_back(resolve((*a.signals)[s], at, static_cast<int>(s)));
     if (a.callback) {
       const std::size_t callback_body = compile(a.callback->body);
       compiled_[at].callback_body_at = callback_body;
@@ -247,9 +247,9 @@ Completion Runner::finish(Activation& activation) {
   if (!activation.callback) return Completion{};
   switch (activation.callback->result) {
     case Callback::Result::Return:
-      return Completion{false, JsValue(activation.callback->value)};
+      return Completion{false, JsValue(*activation.callback->value)};
     case Callback::Result::Throw:
-      return Completion{true, JsValue(activation.callback->value)};
+      return Completion{true, JsValue(*activation.callback->value)};
     case Callback::Result::Pending: {
       Promise* pending = rt_.new_promise(activation.env);
       activation.owner->owner_action->id->pending_result = pending;
@@ -355,9 +355,9 @@ Runner::Flow Runner::perform(Env* env, const Action& a, const CompiledAction& c,
         target = n->pending_result;
       }
       if (a.fulfill)
-        rt_.resolve(target, JsValue(a.value));
+        rt_.resolve(target, JsValue(*a.value));
       else
-        rt_.reject(target, a.value);
+        rt_.reject(target, *a.value);
       return Flow::Next;
     }
     case Op::Terminate:
@@ -401,7 +401,7 @@ Runner::Flow Runner::perform(Env* env, const Action& a, const CompiledAction& c,
     case Op::Await:
       return suspend_on(env, promise_named(a, a.target, c.ref), activation);
     case Op::Mark:
-      rt_.log(env, "mark", members_of("label", Value::string(a.label)));
+      rt_.log(env, "mark", members_of("label", Value::string(a.label.view())));
       return Flow::Next;
     case Op::AdvanceTime:
       break;
@@ -440,12 +440,12 @@ Runner::Flow Runner::perform_scheduling(Env* env, const Action& a, const Compile
   switch (a.op) {
     case Op::PostTask: {
       std::optional<Priority> priority;
-      if (a.task_options.priority) priority = to_priority(*a.task_options.priority);
-      Signal* signal = a.task_options.signal
-                           ? signal_named(a, *a.task_options.signal, c.option_signal)
+      if (a.task_options->priority) priority = to_priority(*a.task_options->priority);
+      Signal* signal = a.task_options->signal
+                           ? signal_named(a, *a.task_options->signal, c.option_signal)
                            : nullptr;
       Promise* p = scheduling_.post_task(env, CallbackRef{env, &*a.callback, a.id, &c}, priority,
-                                         signal, a.task_options.delay.value_or(0));
+                                         signal, a.task_options->delay.value_or(0));
       c.id->promise = p;
       observe(p, env, c.id->id);
       return Flow::Next;
@@ -473,14 +473,14 @@ Runner::Flow Runner::perform_scheduling(Env* env, const Action& a, const Compile
     }
     case Op::TaskSignalAny: {
       std::vector<Signal*> signals;
-      for (std::size_t i = 0; i < a.signals.size(); ++i)
-        signals.push_back(signal_named(a, a.signals[i], c.signals[i]));
+      for (std::size_t i = 0; i < a.signals->size(); ++i)
+        signals.push_back(signal_named(a, (*a.signals)[i], c.signals[i]));
       std::optional<Priority> priority;
       Signal* source = nullptr;
-      if (a.any_priority.signal)
-        source = task_signal_named(a, *a.any_priority.signal, c.option_signal);
+      if (a.any_priority->signal)
+        source = task_signal_named(a, *a.any_priority->signal, c.option_signal);
       else
-        priority = to_priority(a.any_priority.priority.value_or(TaskPriority::UserVisible));
+        priority = to_priority(a.any_priority->priority.value_or(TaskPriority::UserVisible));
       Signal* signal = scheduling_.any(env, signals, priority, source);
       signal->trace_id = a.id;
       c.id->signal = signal;
@@ -490,7 +490,7 @@ Runner::Flow Runner::perform_scheduling(Env* env, const Action& a, const Compile
       Signal* signal = task_signal_named(a, a.signal, c.ref);
       signal->prioritychange_listeners.push_back([this, env, signal, &a, &c](Priority previous) {
         rt_.log(env, "prioritychange",
-                members_of("signal", Value::string(a.signal), "previousPriority",
+                members_of("signal", Value::string(a.signal.view()), "previousPriority",
                            Value::string(priority_name(previous)), "priority",
                            Value::string(priority_name(signal->priority))));
         start_async(env, Code{&a.body, c.body}, nullptr, nullptr);

@@ -13,9 +13,9 @@
 
 #include "host.h"
 #include "lockstep/engine.h"
+#include "lockstep/string_index.h"
 #include "scheduling_binding.h"
 #include "short_id.h"
-#include "string_index.h"
 #include "web_locks_binding.h"
 
 namespace lockstep::impl {

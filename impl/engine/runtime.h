@@ -21,11 +21,11 @@
 #include "lockstep/error.h"
 #include "lockstep/impl/task_scheduler.h"
 #include "lockstep/log.h"
+#include "lockstep/string_index.h"
 #include "lockstep/trace.h"
 #include "recorded_log.h"
 #include "ring_queue.h"
 #include "stable_pool.h"
-#include "string_index.h"
 
 namespace lockstep::impl {
 

@@ -22,7 +22,7 @@
 #include <algorithm>
 #include <limits>
 
-#include "string_index.h"
+#include "lockstep/string_index.h"
 
 namespace lockstep::impl {
 namespace {

@@ -165,9 +165,9 @@ Completion TraceRunner::finish(Activation& activation) {
   if (!activation.callback) return Completion::normal(Value());
   switch (activation.callback->result) {
     case Callback::Result::Return:
-      return Completion::normal(activation.callback->value);
+      return Completion::normal(*activation.callback->value);
     case Callback::Result::Throw:
-      return Completion::throw_(activation.callback->value);
+      return Completion::throw_(*activation.callback->value);
     case Callback::Result::Pending: {
       Promise* pending = new_promise(world_, activation.environment);
       pending_results_[activation.owner] = pending;
@@ -286,9 +286,9 @@ TraceRunner::Flow TraceRunner::perform(Environment* environment, const Action& a
         target = promise_named(a, a.target);
       }
       if (a.fulfill)
-        target->own.resolve(world_, JsValue(a.value));
+        target->own.resolve(world_, JsValue(*a.value));
       else
-        target->own.reject(world_, a.value);
+        target->own.reject(world_, *a.value);
       return Flow::Next;
     }
     case Op::Terminate:
@@ -333,7 +333,7 @@ TraceRunner::Flow TraceRunner::perform(Environment* environment, const Action& a
     case Op::Await:
       return suspend_on(environment, promise_named(a, a.target), activation);
     case Op::Mark:
-      world_.log(environment, "mark", {{"label", Value::string(a.label)}});
+      world_.log(environment, "mark", {{"label", Value::string(a.label.view())}});
       return Flow::Next;
     case Op::AdvanceTime:
       break;  // top level only (the reader enforces it)
@@ -376,9 +376,9 @@ TraceRunner::Flow TraceRunner::perform_scheduling(Environment* environment, cons
   switch (a.op) {
     case Op::PostTask: {
       SchedulerPostTaskOptions options;
-      options.priority = a.task_options.priority;
-      if (a.task_options.signal) options.signal = signal_named(a, *a.task_options.signal);
-      options.delay = a.task_options.delay.value_or(0);
+      options.priority = a.task_options->priority;
+      if (a.task_options->signal) options.signal = signal_named(a, *a.task_options->signal);
+      options.delay = a.task_options->delay.value_or(0);
       Promise* p =
           scheduling_.post_task(scheduling_.scheduler(environment),
                                 CallbackFunction{environment, &*a.callback, a.id}, options);
@@ -412,12 +412,12 @@ TraceRunner::Flow TraceRunner::perform_scheduling(Environment* environment, cons
     }
     case Op::TaskSignalAny: {
       std::vector<AbortSignal*> signals;
-      for (const std::string& id : a.signals) signals.push_back(signal_named(a, id));
+      for (const CompactString& id : *a.signals) signals.push_back(signal_named(a, id));
       TaskSignalAnyInit init;
-      if (a.any_priority.signal)
-        init.signal = task_signal_named(a, *a.any_priority.signal);
+      if (a.any_priority->signal)
+        init.signal = task_signal_named(a, *a.any_priority->signal);
       else
-        init.priority = a.any_priority.priority.value_or(TaskPriority::UserVisible);
+        init.priority = a.any_priority->priority.value_or(TaskPriority::UserVisible);
       TaskSignal* signal = scheduling_.any(environment, signals, init);
       signal->trace_id = a.id;
       signals_[a.id] = signal;
@@ -428,7 +428,7 @@ TraceRunner::Flow TraceRunner::perform_scheduling(Environment* environment, cons
       signal->prioritychange_listeners.push_back(
           [this, environment, signal, &a](TaskPriority previous) {
             world_.log(environment, "prioritychange",
-                       {{"signal", Value::string(a.signal)},
+                       {{"signal", Value::string(a.signal.view())},
                         {"previousPriority", Value::string(task_priority_name(previous))},
                         {"priority", Value::string(task_priority_name(signal->priority))}});
             start_async(environment, &a.body, nullptr, {});

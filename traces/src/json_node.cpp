@@ -1,5 +1,6 @@
 #include "json_node.h"
 
+#include <charconv>
 #include <cstdio>
 #include <limits>
 
@@ -56,12 +57,6 @@ std::optional<std::uint64_t> Node::exact_unsigned(std::uint64_t max) const {
   if (kind_ != Kind::Integer || (negative_ && magnitude_ != 0) || magnitude_ > max)
     return std::nullopt;
   return magnitude_;
-}
-
-const Node* Node::find(std::string_view key) const {
-  for (const Member& m : members_)
-    if (m.first == key) return &m.second;
-  return nullptr;
 }
 
 const Node& Node::operator[](std::string_view key) const {
@@ -167,9 +162,10 @@ void fail(const std::string& pointer, const std::string& message) {
 }
 
 std::string child(const std::string& pointer, std::string_view key) {
-  std::string out = pointer;
+  std::string out;
   out.reserve(pointer.size() + key.size() + 1);
-  out += '/';
+  out.append(pointer).push_back('/');
+  if (key.find_first_of("~/") == std::string_view::npos) return out.append(key);
   for (char c : key) {
     if (c == '~')
       out += "~0";
@@ -182,7 +178,12 @@ std::string child(const std::string& pointer, std::string_view key) {
 }
 
 std::string child(const std::string& pointer, std::size_t index) {
-  return pointer + "/" + std::to_string(index);
+  char digits[24];
+  char* end = std::to_chars(digits, digits + sizeof digits, index).ptr;
+  std::string out;
+  out.reserve(pointer.size() + 1 + static_cast<std::size_t>(end - digits));
+  out.append(pointer).push_back('/');
+  return out.append(digits, end);
 }
 
 Value value_of(const Node& node, const std::string& pointer, std::size_t max_string_bytes,

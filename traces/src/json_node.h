@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -24,6 +25,7 @@ class Node {
 
   Node() = default;
   explicit Node(Kind kind) : kind_(kind) {}
+  explicit Node(std::string_view text) : kind_(Kind::String), text_(text) {}  // a String
   static Node boolean(bool b);
   static Node integer(std::int64_t i);
   static Node unsigned_integer(std::uint64_t u);
@@ -51,12 +53,23 @@ class Node {
   const std::vector<Node>& items() const { return items_; }
   const std::vector<Member>& members() const { return members_; }
   std::size_t size() const { return kind_ == Kind::Array ? items_.size() : members_.size(); }
-  const Node* find(std::string_view key) const;
+  const Node* find(std::string_view key) const {
+    for (const Member& m : members_)
+      if (same_text(m.first, key)) return &m.second;
+    return nullptr;
+  }
+  // Keys are a few bytes: compared in line, where memcmp's call would cost more than the bytes.
+  static bool same_text(std::string_view a, std::string_view b) {
+    if (a.size() != b.size()) return false;
+    for (std::size_t i = 0; i < a.size(); ++i)
+      if (a[i] != b[i]) return false;
+    return true;
+  }
   bool contains(std::string_view key) const { return find(key) != nullptr; }
   // The member or item, or a null node when there is none (callers test `contains` first).
   const Node& operator[](std::string_view key) const;
   const Node& operator[](std::size_t index) const;
-  bool equals(std::string_view s) const { return kind_ == Kind::String && text_ == s; }
+  bool equals(std::string_view s) const { return kind_ == Kind::String && same_text(text_, s); }
 
   // Empty, of `kind`, keeping the room its items and members had.
   void reset(Kind kind) {
@@ -73,6 +86,21 @@ class Node {
   std::string take_string() { return std::move(text_); }
 
   void add_item(Node&& item) { items_.push_back(std::move(item)); }
+  // Room for a few members before the first, for an object under construction: most objects of a
+  // trace or log have two to six, and growing one at a time reallocates twice on the way.
+  void reserve_members(std::size_t n) { members_.reserve(n); }
+  // A new null item or member, to be filled in place (the parser's scalars).
+  Node& emplace_item() { return items_.emplace_back(); }
+  Node& emplace_item(std::string_view text) { return items_.emplace_back(text); }
+  Node& emplace_member(std::string&& key) {
+    return members_.emplace_back(std::move(key), Node()).second;
+  }
+  Node& emplace_member(std::string&& key, std::string_view text) {
+    return members_
+        .emplace_back(std::piecewise_construct, std::forward_as_tuple(std::move(key)),
+                      std::forward_as_tuple(text))
+        .second;
+  }
   void add_member(std::string&& key, Node&& value) {
     members_.emplace_back(std::move(key), std::move(value));
   }

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <rapidjson/error/en.h>
 #include <rapidjson/reader.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -64,6 +65,7 @@ std::unique_ptr<ByteSource> ByteSource::of_text(std::string_view text, std::size
   source->size_ = source->over_limit_ ? 0 : text.size();
   source->size_hint_ = source->size_;
   source->stop_at_nul();
+  source->scan_chunk();
   return source;
 }
 
@@ -71,7 +73,7 @@ bool ByteSource::refill() {
   if (fd_ < 0 || done_ || over_limit_) return false;
   // The chunk read is done with: its newlines count for the places of errors after it.
   if (size_ > 0) {
-    lines_before_ += static_cast<std::size_t>(std::count(data_, data_ + size_, '\n'));
+    lines_before_ += chunk_lines_;
     if (const void* last = memrchr(data_, '\n', size_))
       line_start_ =
           chunk_offset_ + static_cast<std::size_t>(static_cast<const char*>(last) - data_) + 1;
@@ -94,7 +96,31 @@ bool ByteSource::refill() {
   data_ = buffer_.get();
   size_ = got;
   stop_at_nul();
+  scan_chunk();
   return size_ > 0;
+}
+
+// Eight bytes at a time: a byte is a newline when it XORs to zero with '\n', and high bits mark
+// what is not ASCII.
+void ByteSource::scan_chunk() {
+  constexpr std::uint64_t kHighs = 0x8080808080808080u, kLow7 = 0x7f7f7f7f7f7f7f7fu;
+  constexpr std::uint64_t kNewlines = 0x0a0a0a0a0a0a0a0au;
+  std::uint64_t high = 0;
+  std::size_t lines = 0, i = 0;
+  for (; i + 8 <= size_; i += 8) {
+    std::uint64_t w;
+    std::memcpy(&w, data_ + i, sizeof w);
+    high |= w;
+    const std::uint64_t x = w ^ kNewlines;
+    const std::uint64_t zero = ~(((x & kLow7) + kLow7) | x) & kHighs;  // per byte: x == 0
+    lines += static_cast<std::size_t>(((zero >> 7) * 0x0101010101010101u) >> 56);  // their sum
+  }
+  for (; i < size_; ++i) {
+    high |= static_cast<unsigned char>(data_[i]);
+    lines += data_[i] == '\n';
+  }
+  chunk_lines_ = lines;
+  ascii_so_far_ = ascii_so_far_ && (high & kHighs) == 0;
 }
 
 // A NUL byte is where both JSON libraries' streams end: a document that went on after one would
@@ -117,6 +143,15 @@ std::string ByteSource::place(std::size_t offset) const {
     }
   return "line " + std::to_string(line) + ", column " +
          std::to_string(offset >= start ? offset - start + 1 : 1);
+}
+
+void advise_huge_pages(const void* data, std::size_t bytes) {
+  constexpr std::uintptr_t kPage = 2u << 20;
+  if (bytes < 4 * kPage) return;
+  const auto start = reinterpret_cast<std::uintptr_t>(data);
+  const std::uintptr_t from = (start + kPage - 1) & ~(kPage - 1);
+  if (from < start + bytes)
+    madvise(reinterpret_cast<void*>(from), (start + bytes - from) & ~(kPage - 1), MADV_HUGEPAGE);
 }
 
 namespace {
@@ -221,8 +256,8 @@ class Handler {
   using Ch = char;
   static constexpr const char* kNotUtf8 = "a string that is not valid UTF-8";
   Handler(const ParseLimits& limits, const std::string& what, std::string_view streamed,
-          DocumentSink& sink)
-      : limits_(limits), what_(what), streamed_(streamed), sink_(sink) {}
+          DocumentSink& sink, const ByteSource& source)
+      : limits_(limits), what_(what), streamed_(streamed), sink_(sink), source_(source) {}
 
   std::optional<Error> error;
   bool root_closed = false;
@@ -244,8 +279,21 @@ class Handler {
   bool Double(double d) { return scalar(Node::floating(d, std::to_string(d))); }
   bool String(const Ch* text, rapidjson::SizeType length, bool) {
     if (length > limits_.max_string_bytes) return refuse(too_long(length));
-    if (!valid_utf8(text, length)) return refuse(kNotUtf8);
-    return scalar(Node::string(std::string(text, length)));
+    if (!source_.ascii_so_far() && !valid_utf8(text, length)) return refuse(kNotUtf8);
+    const std::string_view s(text, length);
+    if (depth_ > 0) {  // made in place in a container being built, instead of moved into it
+      Frame& parent = frames_[depth_ - 1];
+      if (!parent.root && !parent.streamed) {
+        if (parent.node.is_array()) {
+          parent.node.emplace_item(s);
+          ++parent.index;
+        } else {
+          parent.node.emplace_member(std::move(parent.key), s);
+        }
+        return true;
+      }
+    }
+    return scalar(Node(s));
   }
   bool StartObject() { return open(Node::Kind::Object); }
   bool StartArray() { return open(Node::Kind::Array); }
@@ -259,7 +307,7 @@ class Handler {
       return refuse(too_long(length));
     }
     f.key.assign(text, length);
-    if (!valid_utf8(text, length)) return refuse(kNotUtf8);
+    if (!source_.ascii_so_far() && !valid_utf8(text, length)) return refuse(kNotUtf8);
     if (is_duplicate(f)) return refuse("duplicate member \"" + f.key.substr(0, 40) + "\"");
     return true;
   }
@@ -291,7 +339,7 @@ class Handler {
     const auto& members = f.node.members();
     if (members.size() < 16) {
       for (const auto& m : members)
-        if (m.first == f.key) return true;
+        if (Node::same_text(m.first, f.key)) return true;
       return false;
     }
     f.keys = std::make_unique<std::unordered_set<std::string>>();
@@ -314,6 +362,7 @@ class Handler {
     f.root = parent == nullptr;
     f.streamed = kind == Node::Kind::Array && parent && parent->root && parent->key == streamed_;
     f.node.reset(f.root || f.streamed ? Node::Kind::Null : kind);
+    if (kind == Node::Kind::Object && !f.root) f.node.reserve_members(4);
     root_opened_ = true;
     ++depth_;
     return true;
@@ -369,6 +418,7 @@ class Handler {
   const std::string& what_;
   std::string_view streamed_;
   DocumentSink& sink_;
+  const ByteSource& source_;
   std::vector<Frame> frames_;  // frames_[0, depth_) are open
   std::size_t depth_ = 0;
   bool root_opened_ = false;
@@ -379,7 +429,7 @@ class Handler {
 std::optional<Error> parse_document(ByteSource& source, const ParseLimits& limits,
                                     const std::string& what, std::string_view streamed,
                                     DocumentSink& sink) {
-  Handler handler(limits, what, streamed, sink);
+  Handler handler(limits, what, streamed, sink, source);
   rapidjson::Reader reader;
   // Iterative: no recursion however deep the document (the handler stops it at the limit).
   constexpr unsigned kFlags =

@@ -11,21 +11,61 @@
 #include "json_node.h"
 #include "json_stream.h"
 #include "lockstep/choice_point.h"
+#include "lockstep/string_index.h"
 #include "lockstep/trace_io.h"
 
 namespace lockstep {
 namespace {
 
-using detail::child;
 using detail::DocumentSink;
-using detail::fail;
 using detail::Node;
+
+// The JSON pointer of what is being read, as the chain of levels above it. It is spelled out only
+// when a message needs it, so that reading a well-formed trace builds no pointer text. A Where
+// refers to its parent's: each lives in the frame of the function reading that level.
+class Where {
+ public:
+  explicit Where(std::string_view root) : root_(root) {}
+  Where(const Where& parent, std::string_view key) : parent_(&parent), key_(key) {}
+  Where(const Where& parent, std::size_t index)
+      : parent_(&parent), index_(index), is_index_(true) {}
+  std::string str() const {
+    if (!parent_) return std::string(root_);
+    return is_index_ ? detail::child(parent_->str(), index_) : detail::child(parent_->str(), key_);
+  }
+
+ private:
+  const Where* parent_ = nullptr;
+  std::string_view root_;  // no parent: the pointer's text
+  std::string_view key_;
+  std::size_t index_ = 0;
+  bool is_index_ = false;
+};
+
+Where child(const Where& parent, std::string_view key) {
+  return Where(parent, key);
+}
+Where child(const Where& parent, std::size_t index) {
+  return Where(parent, index);
+}
+std::string child(const std::string& pointer, std::size_t index) {
+  return detail::child(pointer, index);
+}
+std::string child(const std::string& pointer, std::string_view key) {
+  return detail::child(pointer, key);
+}
+[[noreturn]] void fail(const std::string& pointer, const std::string& message) {
+  detail::fail(pointer, message);
+}
+[[noreturn]] void fail(const Where& where, const std::string& message) {
+  detail::fail(where.str(), message);
+}
 
 constexpr std::size_t kDescriptionBytes = 1u << 20;  // the longest string a trace may hold
 
-std::string show(const std::string& s) {
-  if (s.size() > 40) return "\"" + s.substr(0, 40) + "...\"";
-  return "\"" + s + "\"";
+std::string show(std::string_view s) {
+  if (s.size() > 40) return "\"" + std::string(s.substr(0, 40)) + "...\"";
+  return "\"" + std::string(s) + "\"";
 }
 
 // Which kinds of object an id names (an id can be several: a TaskController is a controller, and
@@ -115,10 +155,10 @@ class TraceReader : public DocumentSink {
     } else if (key == "agents") {
       read_agents(value);
       seen_agents_ = true;
-      for (std::size_t i = 0; i < waiting_steps_.size(); ++i)
-        trace_.steps.push_back(read_top_level(waiting_steps_[i], child("/steps", i)));
+      for (std::size_t i = 0; i < waiting_steps_.size(); ++i) read_top_level(waiting_steps_[i], i);
       waiting_steps_.clear();
     } else if (key == "steps") {
+      flush();
       if (!value.is_array()) fail("/steps", "expected an array of steps, got " + value.type_name());
       seen_steps_ = true;
     } else if (key == "schedule") {
@@ -132,19 +172,38 @@ class TraceReader : public DocumentSink {
     }
   }
 
-  // A step, as soon as it is parsed; kept as JSON only while the agents are still to come.
+  // A step, as soon as it is parsed; kept as JSON only while the agents are still to come. Each
+  // step is read while the next one is parsed: its id's slot in the table of ids, far out of the
+  // cache in a large trace, is fetched meanwhile (a tenth of the read's time when it was waited
+  // for). The nodes are swapped, not moved, so that the parser keeps their room.
   void item(std::size_t index, Node& value) override {
-    if (seen_agents_)
-      trace_.steps.push_back(read_top_level(value, child("/steps", index)));
-    else
+    if (!seen_agents_) {
       waiting_steps_.push_back(std::move(value));
+      return;
+    }
+    if (value.is_object())
+      if (const Node* id = value.find("id"); id && id->is_string()) ids_.prefetch(id->as_string());
+    flush();
+    std::swap(pending_, value);
+    pending_index_ = index;
+  }
+
+  // Reads the step held back by `item`, if any: before anything after it in the document, and
+  // before a parse error that comes later is reported (read_document).
+  void flush() override {
+    if (!pending_index_) return;
+    const std::size_t index = *pending_index_;
+    pending_index_.reset();
+    read_top_level(pending_, index);
   }
 
   void expect(std::size_t steps) {
     try {
       trace_.steps.reserve(steps);
     } catch (const std::bad_alloc&) {  // only an estimate: without it the vector grows as usual
+      return;
     }
+    detail::advise_huge_pages(trace_.steps.data(), trace_.steps.capacity() * sizeof(Action));
   }
 
   // Once the whole document is parsed: what must be there, and what needs all of it.
@@ -159,33 +218,49 @@ class TraceReader : public DocumentSink {
 
  private:
   const ReadLimits& limits_;
+  const Where steps_at_{"/steps"};
   Trace trace_;
   bool seen_format_ = false, seen_version_ = false, seen_agents_ = false, seen_steps_ = false;
   std::vector<Node> waiting_steps_;  // steps met before the agents
-  std::optional<Node> schedule_;     // read last: it names the agents' partitions and loops
+  Node pending_;                     // the step `item` holds back, and its index
+  std::optional<std::size_t> pending_index_;
+  std::optional<Node> schedule_;  // read last: it names the agents' partitions and loops
   std::size_t action_count_ = 0;
   struct Definition {
-    unsigned kinds;
+    CompactString id;
+    TracePointer pointer;
+    std::uint32_t owner;  // the index in trace_.agents of the agent whose step defines it
+    std::uint8_t kinds;   // IdKind
     Op op;
-    const Agent* owner;  // the agent whose step defines it
-    std::string pointer;
   };
-  std::map<std::string, Definition> ids_;
+  // One record for each id of the trace, alive beside its actions until the trace is read: 24
+  // bytes each and a flat index, for the reader's peak memory and speed (string_index.h).
+  std::vector<Definition> definitions_;
+  StringIndex ids_;
+
+  const Definition* definition_of(std::string_view id) const {
+    const std::uint32_t i =
+        ids_.find(id, [this](std::uint32_t ordinal) { return definitions_[ordinal].id.view(); });
+    return i == StringIndex::kNone ? nullptr : &definitions_[i];
+  }
   std::unordered_map<std::string_view, const Agent*> agents_;  // by id, into trace_.agents
   std::map<std::string, std::string> terminated_at_;  // agent -> pointer of its terminate step
 
-  const Agent* agent_of(const std::string& id) const {
+  const Agent* agent_of(std::string_view id) const {
     const auto it = agents_.find(id);
     return it == agents_.end() ? nullptr : it->second;
   }
+  std::uint32_t agent_index(std::string_view id) const {
+    return static_cast<std::uint32_t>(agent_of(id) - trace_.agents.data());
+  }
 
-  const Node& require(const Node& obj, const char* key, const std::string& pointer) {
+  const Node& require(const Node& obj, const char* key, const Where& pointer) {
     const Node* found = obj.find(key);
     if (!found) fail(pointer, std::string("missing required member \"") + key + "\"");
     return *found;
   }
 
-  void check_members(const Node& obj, const std::string& pointer,
+  void check_members(const Node& obj, const Where& pointer,
                      std::initializer_list<const char*> allowed) {
     for (const auto& [key, value] : obj.members()) {
       bool known = false;
@@ -198,25 +273,29 @@ class TraceReader : public DocumentSink {
     }
   }
 
-  std::string string_of(const Node& value, const std::string& pointer, std::size_t limit) {
-    return string_of(value, pointer, {}, limit);
-  }
-
-  // The same for the member `key` of the object at `parent` (no key: `parent` itself), whose
-  // pointer is only spelled out when the value is refused.
-  std::string string_of(const Node& value, const std::string& parent, std::string_view key,
-                        std::size_t limit) {
-    const auto where = [&] { return key.empty() ? parent : child(parent, key); };
-    if (!value.is_string()) fail(where(), "expected a string, got " + value.type_name());
+  // The string `value`, viewed in its node; `pointer` is where it is.
+  std::string_view string_of(const Node& value, const std::string& pointer, std::size_t limit) {
+    if (!value.is_string()) fail(pointer, "expected a string, got " + value.type_name());
     const std::string& s = value.as_string();
     if (s.size() > limit)
-      fail(where(), "string of " + std::to_string(s.size()) + " bytes exceeds the limit of " +
+      fail(pointer, "string of " + std::to_string(s.size()) + " bytes exceeds the limit of " +
                         std::to_string(limit));
     return s;
   }
 
-  std::string get_string(const Node& obj, const char* key, const std::string& pointer,
-                         bool required, std::size_t max_bytes = 0) {
+  // The same for the member `key` of the object at `parent`.
+  std::string_view string_of(const Node& value, const Where& parent, std::string_view key,
+                             std::size_t limit) {
+    if (!value.is_string()) fail(child(parent, key), "expected a string, got " + value.type_name());
+    const std::string& s = value.as_string();
+    if (s.size() > limit)
+      fail(child(parent, key), "string of " + std::to_string(s.size()) +
+                                   " bytes exceeds the limit of " + std::to_string(limit));
+    return s;
+  }
+
+  std::string_view get_string(const Node& obj, const char* key, const Where& pointer, bool required,
+                              std::size_t max_bytes = 0) {
     const Node* found = obj.find(key);
     if (!found) {
       if (required) fail(pointer, std::string("missing required member \"") + key + "\"");
@@ -225,13 +304,13 @@ class TraceReader : public DocumentSink {
     return string_of(*found, pointer, key, max_bytes ? max_bytes : limits_.max_string_bytes);
   }
 
-  std::string get_id(const Node& obj, const char* key, const std::string& pointer) {
-    std::string id = get_string(obj, key, pointer, true, limits_.max_id_bytes);
+  std::string_view get_id(const Node& obj, const char* key, const Where& pointer) {
+    const std::string_view id = get_string(obj, key, pointer, true, limits_.max_id_bytes);
     if (id.empty()) fail(child(pointer, key), "an id must not be empty");
     return id;
   }
 
-  bool get_bool(const Node& obj, const char* key, const std::string& pointer, bool fallback) {
+  bool get_bool(const Node& obj, const char* key, const Where& pointer, bool fallback) {
     const Node* found = obj.find(key);
     if (!found) return fallback;
     if (!found->is_boolean())
@@ -239,8 +318,7 @@ class TraceReader : public DocumentSink {
     return found->as_boolean();
   }
 
-  std::uint64_t get_ms(const Node& obj, const char* key, const std::string& pointer,
-                       std::uint64_t max) {
+  std::uint64_t get_ms(const Node& obj, const char* key, const Where& pointer, std::uint64_t max) {
     const Node& v = require(obj, key, pointer);
     if (auto ms = v.exact_unsigned(max)) return *ms;
     if (v.exact_unsigned(~std::uint64_t{0}))
@@ -248,7 +326,7 @@ class TraceReader : public DocumentSink {
     fail(child(pointer, key), "expected a whole number of milliseconds >= 0, got " + v.dump());
   }
 
-  TaskPriority get_priority(const Node& v, const std::string& pointer) {
+  TaskPriority get_priority(const Node& v, const Where& pointer) {
     if (v.equals("user-blocking")) return TaskPriority::UserBlocking;
     if (v.equals("user-visible")) return TaskPriority::UserVisible;
     if (v.equals("background")) return TaskPriority::Background;
@@ -256,8 +334,8 @@ class TraceReader : public DocumentSink {
          "expected one of \"user-blocking\", \"user-visible\", \"background\", got " + v.dump());
   }
 
-  Value read_value(const Node& j, const std::string& pointer) {
-    return value_of(j, pointer, limits_.max_string_bytes, limits_.max_depth);
+  Value read_value(const Node& j, const Where& pointer) {
+    return value_of(j, pointer.str(), limits_.max_string_bytes, limits_.max_depth);
   }
 
   void read_agents(const Node& agents) {
@@ -268,17 +346,18 @@ class TraceReader : public DocumentSink {
       fail("/agents", std::to_string(agents.size()) + " agents exceed the limit of " +
                           std::to_string(limits_.max_agents));
     std::set<std::string> seen;
+    const Where agents_at("/agents");
     for (std::size_t i = 0; i < agents.size(); ++i) {
-      std::string p = child("/agents", i);
+      const Where p(agents_at, i);
       const Node& a = agents[i];
       if (!a.is_object()) fail(p, "an agent is an object, got " + a.type_name());
       check_members(a, p, {"id", "kind", "origin", "partition", "eventLoop"});
       Agent agent;
-      agent.pointer = p;
+      agent.pointer = p.str();
       agent.id = get_id(a, "id", p);
       if (!seen.insert(agent.id).second)
         fail(child(p, "id"), "duplicate agent id " + show(agent.id));
-      std::string kind = get_string(a, "kind", p, true);
+      const std::string_view kind = get_string(a, "kind", p, true);
       if (kind == "window")
         agent.kind = AgentKind::Window;
       else if (kind == "worker")
@@ -312,9 +391,14 @@ class TraceReader : public DocumentSink {
                                                   " is agent " + show(b.id) + "'s own event loop");
   }
 
-  Action read_top_level(const Node& j, const std::string& p) {
+  // Reads the step into a new last element of the trace's steps, built in place (a failed read
+  // discards the whole trace).
+  void read_top_level(const Node& j, std::size_t index) {
+    const Where p(steps_at_, index);
     if (!j.is_object()) fail(p, "a step is an object, got " + j.type_name());
-    std::string op = get_string(j, "op", p, true);
+    // The id's slot is loaded while the step's other members are checked (define reads it).
+    if (const Node* id = j.find("id"); id && id->is_string()) ids_.prefetch(id->as_string());
+    const std::string_view op = get_string(j, "op", p, true);
     std::string agent;
     if (op == "advanceTime") {
       if (j.contains("agent"))
@@ -327,14 +411,15 @@ class TraceReader : public DocumentSink {
         fail(child(p, "agent"),
              "agent " + show(agent) + " was terminated by " + Error{t->second, ""}.path());
     }
-    Action a = read_action(j, p, agent, /*top_level=*/true, 0);
+    Action& a = trace_.steps.emplace_back();
+    read_action(a, j, p, TracePointer::step(index), agent, /*top_level=*/true, 0);
     a.settle = get_bool(j, "settle", p, true);
-    if (a.op == Op::Terminate) terminated_at_[agent] = p;
-    return a;
+    if (a.op == Op::Terminate) terminated_at_[agent] = p.str();
   }
 
-  Action read_action(const Node& j, const std::string& p, const std::string& agent, bool top_level,
-                     std::size_t depth) {
+  // Fills `a`, a default Action.
+  void read_action(Action& a, const Node& j, const Where& p, const TracePointer& at,
+                   const std::string& agent, bool top_level, std::size_t depth) {
     if (!j.is_object()) fail(p, "an action is an object, got " + j.type_name());
     if (++action_count_ > limits_.max_actions)
       fail(p, "more than " + std::to_string(limits_.max_actions) + " actions in one trace");
@@ -344,39 +429,43 @@ class TraceReader : public DocumentSink {
       fail(child(p, "agent"), "inside a body the running agent is implied; remove \"agent\"");
     if (!top_level && j.contains("settle"))
       fail(child(p, "settle"), "\"settle\" applies to top-level steps only");
-    Action a;
-    a.pointer = p;
+    a.pointer = at;
     a.agent = agent;
-    const std::string op = get_string(j, "op", p, true);
+    const std::string_view op = get_string(j, "op", p, true);
     const std::optional<Op> named = op_named(op);
     if (!named) fail(child(p, "op"), "unknown op " + show(op));
     a.op = *named;
     const auto members = [&](std::initializer_list<std::string_view> own) {
+      using namespace std::string_view_literals;
       for (const auto& [key, value] : j.members()) {
         bool known =
-            key == "op" || key == "note" || (top_level && (key == "agent" || key == "settle"));
-        for (std::string_view k : own) known = known || key == k;
-        if (!known) fail(child(p, key), "unknown member \"" + key + "\" for op \"" + op + "\"");
+            Node::same_text(key, "op"sv) || Node::same_text(key, "note"sv) ||
+            (top_level && (Node::same_text(key, "agent"sv) || Node::same_text(key, "settle"sv)));
+        for (std::string_view k : own) known = known || Node::same_text(key, k);
+        if (!known)
+          fail(child(p, key), "unknown member \"" + key + "\" for op \"" + std::string(op) + "\"");
       }
     };
     const auto body_only = [&] {
-      if (top_level) fail(child(p, "op"), "\"" + op + "\" is only allowed inside a body");
+      if (top_level)
+        fail(child(p, "op"), "\"" + std::string(op) + "\" is only allowed inside a body");
     };
     const auto body = [&](const char* key, bool required) {
-      if (!j.contains(key)) {
+      const Node* given = j.find(key);
+      if (!given) {
         if (required) fail(p, std::string("missing required member \"") + key + "\"");
         return;
       }
-      a.body = read_body(j[key], child(p, key), agent, depth + 1);
+      a.body = read_body(*given, child(p, key), at, agent, depth + 1);
     };
 
     if (a.op == Op::Request) {
       members({"id", "name", "options", "callback"});
       define(a, j, p);
       a.name = get_string(j, "name", p, true);
-      if (j.contains("options"))
-        a.lock_options = read_lock_options(j["options"], child(p, "options"), agent);
-      a.callback = read_callback(j, p, agent, depth);
+      if (const Node* options = j.find("options"))
+        a.lock_options = read_lock_options(*options, child(p, "options"), agent);
+      a.callback = read_callback(j, p, at, agent, depth);
     } else if (a.op == Op::Query) {
       members({"id"});
       define(a, j, p);
@@ -397,7 +486,7 @@ class TraceReader : public DocumentSink {
       a.target = reference(
           j, "target", p, agent, kSettleable,
           "a newPromise, or a request or postTask whose callback result is {\"pending\": true}");
-      std::string outcome = get_string(j, "outcome", p, true);
+      const std::string_view outcome = get_string(j, "outcome", p, true);
       if (outcome == "fulfill")
         a.fulfill = true;
       else if (outcome == "reject")
@@ -417,7 +506,7 @@ class TraceReader : public DocumentSink {
       define(a, j, p);
       if (j.contains("options"))
         read_post_task_options(a, j["options"], child(p, "options"), agent);
-      a.callback = read_callback(j, p, agent, depth);
+      a.callback = read_callback(j, p, at, agent, depth);
     } else if (a.op == Op::NewTaskController) {
       members({"id", "priority"});
       define(a, j, p);
@@ -429,22 +518,23 @@ class TraceReader : public DocumentSink {
     } else if (a.op == Op::TaskSignalAny) {
       members({"id", "signals", "priority"});
       const Node& signals = require(j, "signals", p);
-      if (!signals.is_array()) fail(child(p, "signals"), "expected an array of signal ids");
+      const Where signals_at = child(p, "signals");
+      if (!signals.is_array()) fail(signals_at, "expected an array of signal ids");
       for (std::size_t i = 0; i < signals.size(); ++i) {
-        std::string sp = child(child(p, "signals"), i);
+        const Where sp = child(signals_at, i);
         if (!signals[i].is_string())
           fail(sp, "expected a signal id, got " + signals[i].type_name());
-        a.signals.push_back(
+        a.signals->push_back(
             check_reference(signals[i].as_string(), sp, agent, kSignal, "a signal"));
       }
       if (j.contains("priority")) {
         const Node& pr = j["priority"];
-        std::string pp = child(p, "priority");
+        const Where pp = child(p, "priority");
         if (pr.is_object()) {
           check_members(pr, pp, {"signal"});
-          a.any_priority.signal = reference(pr, "signal", pp, agent, kTaskSignal, "a TaskSignal");
+          a.any_priority->signal = reference(pr, "signal", pp, agent, kTaskSignal, "a TaskSignal");
         } else {
-          a.any_priority.priority = get_priority(pr, pp);
+          a.any_priority->priority = get_priority(pr, pp);
         }
       }
       define(a, j, p);
@@ -458,7 +548,7 @@ class TraceReader : public DocumentSink {
         fail(child(p, "op"),
              "requestIdleCallback is exposed on windows only; " + show(agent) + " is a worker");
       define(a, j, p);
-      a.callback = read_callback(j, p, agent, depth);
+      a.callback = read_callback(j, p, at, agent, depth);
     } else if (a.op == Op::Run) {
       members({"body"});
       body("body", true);
@@ -496,40 +586,43 @@ class TraceReader : public DocumentSink {
       members({"label"});
       a.label = get_string(j, "label", p, true);
     }
-    return a;
   }
 
-  std::vector<Action> read_body(const Node& j, const std::string& p, const std::string& agent,
-                                std::size_t depth) {
+  // `owner_at`: the action or callback whose "body" this is.
+  std::vector<Action> read_body(const Node& j, const Where& p, const TracePointer& owner_at,
+                                const std::string& agent, std::size_t depth) {
     if (!j.is_array()) fail(p, "a body is an array of actions, got " + j.type_name());
     std::vector<Action> out;
+    out.reserve(j.size());
     for (std::size_t i = 0; i < j.size(); ++i)
-      out.push_back(read_action(j[i], child(p, i), agent, false, depth));
+      read_action(out.emplace_back(), j[i], child(p, i), owner_at.body(i), agent, false, depth);
     return out;
   }
 
-  std::optional<Callback> read_callback(const Node& j, const std::string& p,
-                                        const std::string& agent, std::size_t depth) {
+  Callback read_callback(const Node& j, const Where& p, const TracePointer& at,
+                         const std::string& agent, std::size_t depth) {
     Callback cb;
-    cb.pointer = child(p, "callback");
-    if (!j.contains("callback")) return cb;  // I-14: an empty plain function
-    const Node& c = j["callback"];
+    const Where cp = child(p, "callback");
+    cb.pointer = at.callback();
+    const Node* given = j.find("callback");
+    if (!given) return cb;  // I-14: an empty plain function
+    const Node& c = *given;
     if (!c.is_object())
-      fail(cb.pointer, "a callback is an object {\"body\"?, \"result\"?}, got " + c.type_name());
-    check_members(c, cb.pointer, {"body", "result"});
+      fail(cp, "a callback is an object {\"body\"?, \"result\"?}, got " + c.type_name());
+    check_members(c, cp, {"body", "result"});
     // The result is read first so that ids defined in the body cannot shadow it; the body is read
     // in document order after the callback's own promise id was defined by the caller.
-    if (c.contains("result")) {
-      std::string rp = child(cb.pointer, "result");
-      const Node& r = c["result"];
+    if (const Node* result = c.find("result")) {
+      const Where rp = child(cp, "result");
+      const Node& r = *result;
       if (!r.is_object() || r.size() != 1)
         fail(rp, "a result is {\"return\": V}, {\"throw\": V} or {\"pending\": true}");
       if (r.contains("return")) {
         cb.result = Callback::Result::Return;
-        cb.value = read_value(r["return"], child(rp, "return"));
+        *cb.value = read_value(r["return"], child(rp, "return"));
       } else if (r.contains("throw")) {
         cb.result = Callback::Result::Throw;
-        cb.value = read_value(r["throw"], child(rp, "throw"));
+        *cb.value = read_value(r["throw"], child(rp, "throw"));
       } else if (r.contains("pending")) {
         if (!(r["pending"].is_boolean() && r["pending"].as_boolean()))
           fail(child(rp, "pending"), "expected true");
@@ -539,14 +632,14 @@ class TraceReader : public DocumentSink {
              "unknown result \"" + r.members()[0].first + "\" (return, throw, pending)");
       }
     }
-    if (c.contains("body"))
-      cb.body = read_body(c["body"], child(cb.pointer, "body"), agent, depth + 1);
+    if (const Node* body = c.find("body"))
+      cb.body = read_body(*body, child(cp, "body"), cb.pointer, agent, depth + 1);
     for (const Action& a : cb.body)
       cb.is_async = cb.is_async || a.op == Op::Await || a.op == Op::Yield;
     return cb;
   }
 
-  LockOptionsSpec read_lock_options(const Node& j, const std::string& p, const std::string& agent) {
+  LockOptionsSpec read_lock_options(const Node& j, const Where& p, const std::string& agent) {
     if (!j.is_object()) fail(p, "options is an object, got " + j.type_name());
     check_members(j, p, {"mode", "ifAvailable", "steal", "signal"});
     LockOptionsSpec o;
@@ -565,49 +658,52 @@ class TraceReader : public DocumentSink {
     return o;
   }
 
-  void read_post_task_options(Action& a, const Node& j, const std::string& p,
-                              const std::string& agent) {
+  void read_post_task_options(Action& a, const Node& j, const Where& p, const std::string& agent) {
     if (!j.is_object()) fail(p, "options is an object, got " + j.type_name());
     check_members(j, p, {"priority", "signal", "delay"});
     if (j.contains("priority"))
-      a.task_options.priority = get_priority(j["priority"], child(p, "priority"));
+      a.task_options->priority = get_priority(j["priority"], child(p, "priority"));
     if (j.contains("signal"))
-      a.task_options.signal = reference(j, "signal", p, agent, kSignal, "a signal");
-    if (j.contains("delay")) a.task_options.delay = get_ms(j, "delay", p, 9007199254740991ull);
+      a.task_options->signal = reference(j, "signal", p, agent, kSignal, "a signal");
+    if (j.contains("delay")) a.task_options->delay = get_ms(j, "delay", p, 9007199254740991ull);
   }
 
-  void define(Action& a, const Node& j, const std::string& p) {
+  void define(Action& a, const Node& j, const Where& p) {
     a.id = get_id(j, "id", p);
     unsigned kinds = kinds_of(a);
     // A request or task whose callback result is pending can be settled; known before its body is
     // read, so that the body may already name it.
-    if ((a.op == Op::Request || a.op == Op::PostTask) && j.contains("callback") &&
-        j["callback"].is_object() && j["callback"].contains("result") &&
-        j["callback"]["result"].is_object() && j["callback"]["result"].contains("pending"))
-      kinds |= kSettleable;
-    auto [it, inserted] = ids_.try_emplace(a.id, Definition{kinds, a.op, agent_of(a.agent), p});
-    if (!inserted)
+    if (a.op == Op::Request || a.op == Op::PostTask)
+      if (const Node* c = j.find("callback"); c && c->is_object())
+        if (const Node* r = c->find("result"); r && r->is_object() && r->contains("pending"))
+          kinds |= kSettleable;
+    const std::uint32_t first =
+        ids_.find_or_insert(a.id.view(), static_cast<std::uint32_t>(definitions_.size()),
+                            [this](std::uint32_t i) { return definitions_[i].id.view(); });
+    if (first != StringIndex::kNone)
       fail(child(p, "id"), "duplicate id " + show(a.id) + " (first defined by " +
-                               Error{it->second.pointer, ""}.path() + ")");
+                               Error{definitions_[first].pointer.str(), ""}.path() + ")");
+    definitions_.push_back(
+        Definition{a.id, a.pointer, agent_index(a.agent), static_cast<std::uint8_t>(kinds), a.op});
   }
 
-  std::string reference(const Node& j, const char* key, const std::string& p,
-                        const std::string& agent, unsigned kinds, const std::string& what) {
-    std::string id = get_string(j, key, p, true, limits_.max_id_bytes);
+  std::string_view reference(const Node& j, const char* key, const Where& p,
+                             const std::string& agent, unsigned kinds, const std::string& what) {
+    const std::string_view id = get_string(j, key, p, true, limits_.max_id_bytes);
     return check_reference(id, child(p, key), agent, kinds, what);
   }
 
   // I-16: a reference names an id defined earlier in document order, of the right kind, owned by
   // an agent on the same event loop as the one using it.
-  std::string check_reference(const std::string& id, const std::string& p, const std::string& agent,
-                              unsigned kinds, const std::string& what) {
-    auto it = ids_.find(id);
-    if (it == ids_.end()) fail(p, "no earlier step creates " + show(id) + "; expected " + what);
-    if (!(it->second.kinds & kinds))
-      fail(p, show(id) + " is made by " + std::string(op_name(it->second.op)) + " at " +
-                  Error{it->second.pointer, ""}.path() + "; expected " + what);
+  std::string_view check_reference(std::string_view id, const Where& p, const std::string& agent,
+                                   unsigned kinds, const std::string& what) {
+    const Definition* made = definition_of(id);
+    if (!made) fail(p, "no earlier step creates " + show(id) + "; expected " + what);
+    if (!(made->kinds & kinds))
+      fail(p, show(id) + " is made by " + std::string(op_name(made->op)) + " at " +
+                  Error{made->pointer.str(), ""}.path() + "; expected " + what);
     const Agent* user = agent_of(agent);
-    const Agent* owner = it->second.owner;
+    const Agent* owner = &trace_.agents[made->owner];
     if (user && owner && user->event_loop != owner->event_loop)
       fail(p, show(id) + " belongs to agent " + show(owner->id) + ", whose event loop script on " +
                   show(user->id) + " cannot reach");
@@ -618,7 +714,8 @@ class TraceReader : public DocumentSink {
   void read_readings(const Node& j) {
     if (!j.is_object())
       fail("/readings", "expected an object such as {\"released-promise\": \"note\"}");
-    check_members(j, "/readings", {"released-promise", "stale-removal", "closed-window-jobs"});
+    const Where readings_at("/readings");
+    check_members(j, readings_at, {"released-promise", "stale-removal", "closed-window-jobs"});
     read_reading(j, "released-promise",
                  {ReleasedPromiseReading::Steps, ReleasedPromiseReading::Note},
                  released_promise_reading_name, trace_.readings.released_promise);
@@ -634,7 +731,7 @@ class TraceReader : public DocumentSink {
   void read_reading(const Node& j, const char* key, const Reading (&both)[2],
                     const char* (*name)(Reading), Reading& reading) {
     if (!j.contains(key)) return;
-    const std::string given = get_string(j, key, "/readings", true);
+    const std::string given(get_string(j, key, Where("/readings"), true));
     for (Reading r : both)
       if (given == name(r)) {
         reading = r;

@@ -15,10 +15,10 @@ Json write_callback(const Callback& cb) {
   if (!cb.body.empty()) out["body"] = write_body(cb.body);
   switch (cb.result) {
     case Callback::Result::Return:
-      if (!cb.value.is_undefined()) out["result"] = Json{{"return", to_json(cb.value)}};
+      if (!cb.value->is_undefined()) out["result"] = Json{{"return", to_json(*cb.value)}};
       break;
     case Callback::Result::Throw:
-      out["result"] = Json{{"throw", to_json(cb.value)}};
+      out["result"] = Json{{"throw", to_json(*cb.value)}};
       break;
     case Callback::Result::Pending:
       out["result"] = Json{{"pending", true}};
@@ -56,13 +56,13 @@ Json write_action(const Action& a, bool top_level) {
     case Op::Settle:
       out["target"] = a.target;
       out["outcome"] = a.fulfill ? "fulfill" : "reject";
-      if (!a.value.is_undefined()) out["value"] = to_json(a.value);
+      if (!a.value->is_undefined()) out["value"] = to_json(*a.value);
       break;
     case Op::PostTask: {
       Json o = Json::object();
-      if (a.task_options.priority) o["priority"] = task_priority_name(*a.task_options.priority);
-      if (a.task_options.signal) o["signal"] = *a.task_options.signal;
-      if (a.task_options.delay) o["delay"] = *a.task_options.delay;
+      if (a.task_options->priority) o["priority"] = task_priority_name(*a.task_options->priority);
+      if (a.task_options->signal) o["signal"] = *a.task_options->signal;
+      if (a.task_options->delay) o["delay"] = *a.task_options->delay;
       if (!o.empty()) out["options"] = o;
       break;
     }
@@ -74,9 +74,9 @@ Json write_action(const Action& a, bool top_level) {
       out["priority"] = task_priority_name(*a.priority);
       break;
     case Op::TaskSignalAny:
-      out["signals"] = a.signals;
-      if (a.any_priority.priority) out["priority"] = task_priority_name(*a.any_priority.priority);
-      if (a.any_priority.signal) out["priority"] = Json{{"signal", *a.any_priority.signal}};
+      out["signals"] = *a.signals;
+      if (a.any_priority->priority) out["priority"] = task_priority_name(*a.any_priority->priority);
+      if (a.any_priority->signal) out["priority"] = Json{{"signal", *a.any_priority->signal}};
       break;
     case Op::OnPriorityChange:
       out["signal"] = a.signal;

@@ -7,6 +7,9 @@
 #include <string>
 #include <vector>
 
+#include "lockstep/box.h"
+#include "lockstep/compact_string.h"
+#include "lockstep/trace_pointer.h"
 #include "lockstep/value.h"
 
 namespace lockstep {
@@ -63,56 +66,60 @@ struct Agent {
 
 struct Action;
 
+// The members below are kept small (compact_string.h, trace_pointer.h, box.h): a trace holds
+// hundreds of thousands of actions, and peak memory while reading one is a goal
+// (docs/performance.md, "Reading traces and logs").
+
 struct Callback {
-  enum class Result { Return, Throw, Pending };
+  enum class Result : std::uint8_t { Return, Throw, Pending };
   std::vector<Action> body;
+  Box<Value> value;  // the returned or thrown value (absent: undefined)
+  TracePointer pointer;
   Result result = Result::Return;
-  Value value;            // the returned or thrown value
   bool is_async = false;  // the body awaits or yields at its own level
-  std::string pointer;
 };
 
 struct LockOptionsSpec {
   LockMode mode = LockMode::Exclusive;
   bool if_available = false;
   bool steal = false;
-  std::optional<std::string> signal;
+  std::optional<CompactString> signal;
 };
 
 struct PostTaskOptionsSpec {
   std::optional<TaskPriority> priority;
-  std::optional<std::string> signal;
+  std::optional<CompactString> signal;
   std::optional<std::uint64_t> delay;
 };
 
 // TaskSignal.any's priority: a TaskPriority or another TaskSignal.
 struct AnyPrioritySpec {
   std::optional<TaskPriority> priority;
-  std::optional<std::string> signal;
+  std::optional<CompactString> signal;
 };
 
 struct Action {
   Op op = Op::Mark;
-  std::string pointer;  // where the action is in the trace
-  std::string agent;    // the running agent (implied inside bodies, filled in by the reader)
-  bool settle = true;   // top-level steps only
-  std::string id;       // what the action creates
-  std::string name;     // request
-  std::optional<LockOptionsSpec> lock_options;  // absent: the two-argument request() overload
-  std::optional<Callback> callback;             // request, postTask, requestIdleCallback
-  std::string signal;                           // abort, onPriorityChange
-  std::string controller;                       // setPriority
-  std::string target;                           // settle, then, await
-  std::optional<Value> reason;                  // abort
-  bool fulfill = true;                          // settle
-  Value value;                                  // settle
-  std::uint64_t ms = 0;                         // timeoutSignal, setTimeout, advanceTime
-  PostTaskOptionsSpec task_options;
+  bool settle = true;                    // top-level steps only
+  bool fulfill = true;                   // settle
   std::optional<TaskPriority> priority;  // newTaskController, setPriority
-  std::vector<std::string> signals;      // taskSignalAny
-  AnyPrioritySpec any_priority;          // taskSignalAny
-  std::vector<Action> body;              // run, setTimeout, then, queueMicrotask, onPriorityChange
-  std::string label;                     // mark
+  TracePointer pointer;                  // where the action is in the trace
+  CompactString agent;  // the running agent (implied inside bodies, filled in by the reader)
+  CompactString id;     // what the action creates
+  CompactString name;   // request
+  Box<LockOptionsSpec> lock_options;  // absent: the two-argument request() overload
+  Box<Callback> callback;             // request, postTask, requestIdleCallback
+  CompactString signal;               // abort, onPriorityChange
+  CompactString controller;           // setPriority
+  CompactString target;               // settle, then, await
+  Box<Value> reason;                  // abort
+  Box<Value> value;                   // settle (absent: undefined)
+  std::uint64_t ms = 0;               // timeoutSignal, setTimeout, advanceTime
+  Box<PostTaskOptionsSpec> task_options;
+  Box<std::vector<CompactString>> signals;  // taskSignalAny
+  Box<AnyPrioritySpec> any_priority;        // taskSignalAny
+  std::vector<Action> body;  // run, setTimeout, then, queueMicrotask, onPriorityChange
+  CompactString label;       // mark
 };
 
 // Where the spec's text allows more than one reading, which one a replay follows

@@ -1,9 +1,10 @@
-// A hash index from strings to small integers (ordinals into the caller's own array), for the lock
-// manager's names and the runner's trace ids. One flat array of (hash, ordinal) slots probed
-// linearly: a lookup touches one or two cache lines and an insertion allocates nothing until the
-// array doubles, where a node-based std::unordered_map allocates a node per key and chases a
-// pointer per probe. The index keeps no keys: the caller says what string an ordinal stands for,
-// so the caller's strings may move (a std::vector of records growing) without invalidating it.
+// A hash index from strings to small integers (ordinals into the caller's own array), for the trace
+// reader's ids and the impl engine's lock names, trace ids and agents. One flat array of (hash,
+// ordinal) slots probed linearly: a lookup touches one or two cache lines and an insertion
+// allocates nothing until the array doubles, where a node-based std::unordered_map allocates a node
+// per key and chases a pointer per probe. The index keeps no keys: the caller says what string an
+// ordinal stands for, so the caller's strings may move (a std::vector of records growing) without
+// invalidating it.
 #pragma once
 
 #include <cstdint>
@@ -12,7 +13,9 @@
 #include <string_view>
 #include <vector>
 
-namespace lockstep::impl {
+#include "lockstep/huge_page_allocator.h"
+
+namespace lockstep {
 
 class StringIndex {
  public:
@@ -41,6 +44,34 @@ class StringIndex {
     if ((size_ + 1) * 2 > slots_.size()) rehash(slots_.empty() ? 16 : slots_.size() * 2);
     place(Slot{hash(key), ordinal});
     ++size_;
+  }
+
+  // Starts loading the slot where a probe for `key` begins, for a caller that knows the key well
+  // before it looks it up: in a table of megabytes that load is a miss to memory.
+  void prefetch(std::string_view key) const {
+    if (slots_.empty()) return;
+    const void* slot = slots_.data() + (hash(key) & mask());
+    // GCC 12 drops a prefetch of this address as if it were dead code; the empty asm, which
+    // claims to read it, keeps it.
+    asm volatile("" : : "r"(slot));
+    __builtin_prefetch(slot, 1);
+  }
+
+  // The ordinal whose key equals `key` if there is one; else adds `key` -> `ordinal` and returns
+  // kNone. One probe sequence for both, where find then insert walks it twice.
+  template <class KeyOf>
+  std::uint32_t find_or_insert(std::string_view key, std::uint32_t ordinal, const KeyOf& key_of) {
+    if ((size_ + 1) * 2 > slots_.size()) rehash(slots_.empty() ? 16 : slots_.size() * 2);
+    const std::uint32_t h = hash(key);
+    for (std::size_t i = h & mask();; i = (i + 1) & mask()) {
+      Slot& s = slots_[i];
+      if (s.ordinal == kNone) {
+        s = Slot{h, ordinal};
+        ++size_;
+        return kNone;
+      }
+      if (s.hash == h && std::string_view(key_of(s.ordinal)) == key) return s.ordinal;
+    }
   }
 
   std::size_t size() const { return size_; }
@@ -97,14 +128,14 @@ class StringIndex {
   }
 
   void rehash(std::size_t capacity) {  // capacity: a power of two
-    std::vector<Slot> old = std::move(slots_);
+    std::vector<Slot, HugePageAllocator<Slot>> old = std::move(slots_);
     slots_.assign(capacity, Slot{});
     for (const Slot& s : old)
       if (s.ordinal != kNone) place(s);
   }
 
-  std::vector<Slot> slots_;  // size 0 or a power of two
+  std::vector<Slot, HugePageAllocator<Slot>> slots_;  // size 0 or a power of two
   std::size_t size_ = 0;
 };
 
-}  // namespace lockstep::impl
+}  // namespace lockstep
