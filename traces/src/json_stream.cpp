@@ -3,7 +3,6 @@
 #include <fcntl.h>
 #include <rapidjson/error/en.h>
 #include <rapidjson/reader.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -143,15 +142,6 @@ std::string ByteSource::place(std::size_t offset) const {
     }
   return "line " + std::to_string(line) + ", column " +
          std::to_string(offset >= start ? offset - start + 1 : 1);
-}
-
-void advise_huge_pages(const void* data, std::size_t bytes) {
-  constexpr std::uintptr_t kPage = 2u << 20;
-  if (bytes < 4 * kPage) return;
-  const auto start = reinterpret_cast<std::uintptr_t>(data);
-  const std::uintptr_t from = (start + kPage - 1) & ~(kPage - 1);
-  if (from < start + bytes)
-    madvise(reinterpret_cast<void*>(from), (start + bytes - from) & ~(kPage - 1), MADV_HUGEPAGE);
 }
 
 namespace {

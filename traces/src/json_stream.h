@@ -103,11 +103,6 @@ inline void SkipWhitespace(ByteSource& source) {
   source.skip_whitespace();
 }
 
-// Asks the kernel to back the vector's room with huge pages, for a reader that sized it once from
-// the document's size: hundreds of megabytes of events or steps are then a few hundred page faults
-// instead of ~10^5, a sixth of a large read's time otherwise. Advice only; ignored elsewhere.
-void advise_huge_pages(const void* data, std::size_t bytes);
-
 struct ParseLimits {
   std::size_t max_depth;         // nesting of arrays and objects
   std::size_t max_string_bytes;  // any string or key

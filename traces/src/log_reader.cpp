@@ -2,6 +2,8 @@
 // holding every event to its kind's members and their types: a log is an implementation's word,
 // so what it says is either what the format says or bad input, never a silent default. Each
 // event is converted as soon as it is parsed (json_stream.h).
+#include <sys/mman.h>
+
 #include <array>
 #include <limits>
 #include <new>
@@ -131,7 +133,15 @@ class LogReader : public detail::DocumentSink {
     } catch (const std::bad_alloc&) {  // only an estimate: without it the vector grows as usual
       return;
     }
-    detail::advise_huge_pages(log_.events.data(), log_.events.capacity() * sizeof(Event));
+    // Large logs fill hundreds of megabytes: in huge pages that is a few hundred page faults
+    // instead of ~10^5 (a sixth of the read's time otherwise). Advice only; ignored elsewhere.
+    const std::size_t bytes = log_.events.capacity() * sizeof(Event);
+    if (bytes >= (64u << 20)) {
+      const auto start = reinterpret_cast<std::uintptr_t>(log_.events.data());
+      const std::uintptr_t page = 2u << 20, from = (start + page - 1) & ~(page - 1);
+      if (from < start + bytes)
+        madvise(reinterpret_cast<void*>(from), (start + bytes - from) & ~(page - 1), MADV_HUGEPAGE);
+    }
   }
 
   Log finish() {

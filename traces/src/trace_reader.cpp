@@ -198,12 +198,12 @@ class TraceReader : public DocumentSink {
   }
 
   void expect(std::size_t steps) {
+    // Not advised into huge pages as a log's events are: a trace's steps are a third of what it
+    // takes, and zeroing their huge pages made the first read a fifth slower here.
     try {
       trace_.steps.reserve(steps);
     } catch (const std::bad_alloc&) {  // only an estimate: without it the vector grows as usual
-      return;
     }
-    detail::advise_huge_pages(trace_.steps.data(), trace_.steps.capacity() * sizeof(Action));
   }
 
   // Once the whole document is parsed: what must be there, and what needs all of it.
@@ -254,20 +254,24 @@ class TraceReader : public DocumentSink {
     return static_cast<std::uint32_t>(agent_of(id) - trace_.agents.data());
   }
 
-  const Node& require(const Node& obj, const char* key, const Where& pointer) {
+  [[noreturn]] void missing(const Where& pointer, std::string_view key) {
+    fail(pointer, "missing required member \"" + std::string(key) + "\"");
+  }
+
+  const Node& require(const Node& obj, std::string_view key, const Where& pointer) {
     const Node* found = obj.find(key);
-    if (!found) fail(pointer, std::string("missing required member \"") + key + "\"");
+    if (!found) missing(pointer, key);
     return *found;
   }
 
   void check_members(const Node& obj, const Where& pointer,
-                     std::initializer_list<const char*> allowed) {
+                     std::initializer_list<std::string_view> allowed) {
     for (const auto& [key, value] : obj.members()) {
       bool known = false;
-      for (const char* a : allowed) known = known || key == a;
+      for (std::string_view a : allowed) known = known || Node::same_text(key, a);
       if (!known) {
         std::string list;
-        for (const char* a : allowed) list += std::string(list.empty() ? "" : ", ") + a;
+        for (std::string_view a : allowed) list.append(list.empty() ? "" : ", ").append(a);
         fail(child(pointer, key), "unknown member \"" + key + "\" (allowed here: " + list + ")");
       }
     }
@@ -294,23 +298,23 @@ class TraceReader : public DocumentSink {
     return s;
   }
 
-  std::string_view get_string(const Node& obj, const char* key, const Where& pointer, bool required,
-                              std::size_t max_bytes = 0) {
+  std::string_view get_string(const Node& obj, std::string_view key, const Where& pointer,
+                              bool required, std::size_t max_bytes = 0) {
     const Node* found = obj.find(key);
     if (!found) {
-      if (required) fail(pointer, std::string("missing required member \"") + key + "\"");
+      if (required) missing(pointer, key);
       return {};
     }
     return string_of(*found, pointer, key, max_bytes ? max_bytes : limits_.max_string_bytes);
   }
 
-  std::string_view get_id(const Node& obj, const char* key, const Where& pointer) {
+  std::string_view get_id(const Node& obj, std::string_view key, const Where& pointer) {
     const std::string_view id = get_string(obj, key, pointer, true, limits_.max_id_bytes);
     if (id.empty()) fail(child(pointer, key), "an id must not be empty");
     return id;
   }
 
-  bool get_bool(const Node& obj, const char* key, const Where& pointer, bool fallback) {
+  bool get_bool(const Node& obj, std::string_view key, const Where& pointer, bool fallback) {
     const Node* found = obj.find(key);
     if (!found) return fallback;
     if (!found->is_boolean())
@@ -318,7 +322,8 @@ class TraceReader : public DocumentSink {
     return found->as_boolean();
   }
 
-  std::uint64_t get_ms(const Node& obj, const char* key, const Where& pointer, std::uint64_t max) {
+  std::uint64_t get_ms(const Node& obj, std::string_view key, const Where& pointer,
+                       std::uint64_t max) {
     const Node& v = require(obj, key, pointer);
     if (auto ms = v.exact_unsigned(max)) return *ms;
     if (v.exact_unsigned(~std::uint64_t{0}))
@@ -687,7 +692,7 @@ class TraceReader : public DocumentSink {
         Definition{a.id, a.pointer, agent_index(a.agent), static_cast<std::uint8_t>(kinds), a.op});
   }
 
-  std::string_view reference(const Node& j, const char* key, const Where& p,
+  std::string_view reference(const Node& j, std::string_view key, const Where& p,
                              const std::string& agent, unsigned kinds, const std::string& what) {
     const std::string_view id = get_string(j, key, p, true, limits_.max_id_bytes);
     return check_reference(id, child(p, key), agent, kinds, what);

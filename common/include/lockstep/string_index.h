@@ -13,8 +13,6 @@
 #include <string_view>
 #include <vector>
 
-#include "lockstep/huge_page_allocator.h"
-
 namespace lockstep {
 
 class StringIndex {
@@ -128,13 +126,13 @@ class StringIndex {
   }
 
   void rehash(std::size_t capacity) {  // capacity: a power of two
-    std::vector<Slot, HugePageAllocator<Slot>> old = std::move(slots_);
+    std::vector<Slot> old = std::move(slots_);
     slots_.assign(capacity, Slot{});
     for (const Slot& s : old)
       if (s.ordinal != kNone) place(s);
   }
 
-  std::vector<Slot, HugePageAllocator<Slot>> slots_;  // size 0 or a power of two
+  std::vector<Slot> slots_;  // size 0 or a power of two
   std::size_t size_ = 0;
 };
 
