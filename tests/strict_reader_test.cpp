@@ -189,6 +189,14 @@ TEST(StrictReader, BytesThatAreNotJsonTextAreRefusedWithTheirPlace) {
             "/format | a string that is not valid UTF-8");
   EXPECT_EQ(trace_refusal("{\"format\": \"\xed\xa0\x80\"}"),  // a UTF-16 surrogate
             "/format | a string that is not valid UTF-8");
+  // A lone low surrogate spelled as an escape in an all-ASCII document: RapidJSON decodes it into
+  // the bytes of a surrogate, which the check after decoding refuses (fuzz/README.md, finding 4).
+  EXPECT_EQ(
+      trace_refusal(trace_of(R"([{"agent": "A", "op": "request", "id": "r", "name": "\ude00"}])")),
+      "/steps/0/name | a string that is not valid UTF-8");
+  EXPECT_EQ(
+      log_refusal(log_of(R"([{"step": 0, "agent": "A\udc00", "event": "mark", "label": "m"}])")),
+      "/events/0/agent | a string that is not valid UTF-8");
   EXPECT_EQ(
       trace_refusal("{\"format\":\n  \"lockstep-trace\",\n  \"version\" 1}"),
       " | malformed JSON at line 3, column 13: missing a colon after a name of object member");

@@ -64,7 +64,7 @@ std::unique_ptr<ByteSource> ByteSource::of_text(std::string_view text, std::size
   source->size_ = source->over_limit_ ? 0 : text.size();
   source->size_hint_ = source->size_;
   source->stop_at_nul();
-  source->scan_chunk();
+  source->count_lines();
   return source;
 }
 
@@ -95,31 +95,24 @@ bool ByteSource::refill() {
   data_ = buffer_.get();
   size_ = got;
   stop_at_nul();
-  scan_chunk();
+  count_lines();
   return size_ > 0;
 }
 
-// Eight bytes at a time: a byte is a newline when it XORs to zero with '\n', and high bits mark
-// what is not ASCII.
-void ByteSource::scan_chunk() {
+// A byte is a newline when it XORs to zero with '\n': eight bytes are tested at once.
+void ByteSource::count_lines() {
   constexpr std::uint64_t kHighs = 0x8080808080808080u, kLow7 = 0x7f7f7f7f7f7f7f7fu;
   constexpr std::uint64_t kNewlines = 0x0a0a0a0a0a0a0a0au;
-  std::uint64_t high = 0;
   std::size_t lines = 0, i = 0;
   for (; i + 8 <= size_; i += 8) {
     std::uint64_t w;
     std::memcpy(&w, data_ + i, sizeof w);
-    high |= w;
     const std::uint64_t x = w ^ kNewlines;
     const std::uint64_t zero = ~(((x & kLow7) + kLow7) | x) & kHighs;  // per byte: x == 0
     lines += static_cast<std::size_t>(((zero >> 7) * 0x0101010101010101u) >> 56);  // their sum
   }
-  for (; i < size_; ++i) {
-    high |= static_cast<unsigned char>(data_[i]);
-    lines += data_[i] == '\n';
-  }
+  for (; i < size_; ++i) lines += data_[i] == '\n';
   chunk_lines_ = lines;
-  ascii_so_far_ = ascii_so_far_ && (high & kHighs) == 0;
 }
 
 // A NUL byte is where both JSON libraries' streams end: a document that went on after one would
@@ -182,7 +175,18 @@ std::optional<Node> number_of(std::string_view text) {
 // here rather than by RapidJSON's kParseValidateEncodingFlag, which decodes every character
 // through the stream: ASCII, nearly all of what traces and logs hold, is checked eight bytes at a
 // time.
-bool valid_utf8(const char* text, std::size_t length) {
+bool valid_utf8_beyond_ascii(const char* text, std::size_t length);
+
+// Checked for each string as RapidJSON delivers it, escapes decoded: a document all ASCII can still
+// spell a lone surrogate as "\udc00", which RapidJSON 1.1 decodes into bytes no UTF-8 has. The
+// short ASCII strings that are nearly all of a trace or log leave after one pass, in line.
+inline bool valid_utf8(const char* text, std::size_t length) {
+  unsigned char high = 0;
+  for (std::size_t i = 0; i < length; ++i) high |= static_cast<unsigned char>(text[i]);
+  return high < 0x80 || valid_utf8_beyond_ascii(text, length);
+}
+
+bool valid_utf8_beyond_ascii(const char* text, std::size_t length) {
   const auto* s = reinterpret_cast<const unsigned char*>(text);
   std::size_t i = 0;
   while (i < length) {
@@ -246,8 +250,8 @@ class Handler {
   using Ch = char;
   static constexpr const char* kNotUtf8 = "a string that is not valid UTF-8";
   Handler(const ParseLimits& limits, const std::string& what, std::string_view streamed,
-          DocumentSink& sink, const ByteSource& source)
-      : limits_(limits), what_(what), streamed_(streamed), sink_(sink), source_(source) {}
+          DocumentSink& sink)
+      : limits_(limits), what_(what), streamed_(streamed), sink_(sink) {}
 
   std::optional<Error> error;
   bool root_closed = false;
@@ -269,7 +273,7 @@ class Handler {
   bool Double(double d) { return scalar(Node::floating(d, std::to_string(d))); }
   bool String(const Ch* text, rapidjson::SizeType length, bool) {
     if (length > limits_.max_string_bytes) return refuse(too_long(length));
-    if (!source_.ascii_so_far() && !valid_utf8(text, length)) return refuse(kNotUtf8);
+    if (!valid_utf8(text, length)) return refuse(kNotUtf8);
     const std::string_view s(text, length);
     if (depth_ > 0) {  // made in place in a container being built, instead of moved into it
       Frame& parent = frames_[depth_ - 1];
@@ -297,7 +301,7 @@ class Handler {
       return refuse(too_long(length));
     }
     f.key.assign(text, length);
-    if (!source_.ascii_so_far() && !valid_utf8(text, length)) return refuse(kNotUtf8);
+    if (!valid_utf8(text, length)) return refuse(kNotUtf8);
     if (is_duplicate(f)) return refuse("duplicate member \"" + f.key.substr(0, 40) + "\"");
     return true;
   }
@@ -408,7 +412,6 @@ class Handler {
   const std::string& what_;
   std::string_view streamed_;
   DocumentSink& sink_;
-  const ByteSource& source_;
   std::vector<Frame> frames_;  // frames_[0, depth_) are open
   std::size_t depth_ = 0;
   bool root_opened_ = false;
@@ -419,7 +422,7 @@ class Handler {
 std::optional<Error> parse_document(ByteSource& source, const ParseLimits& limits,
                                     const std::string& what, std::string_view streamed,
                                     DocumentSink& sink) {
-  Handler handler(limits, what, streamed, sink, source);
+  Handler handler(limits, what, streamed, sink);
   rapidjson::Reader reader;
   // Iterative: no recursion however deep the document (the handler stops it at the limit).
   constexpr unsigned kFlags =

@@ -70,14 +70,12 @@ class ByteSource {
   int read_error() const { return read_error_; }
   // Where a NUL byte ended the input, if one did.
   std::optional<std::size_t> nul_offset() const { return nul_offset_; }
-  // Every byte read so far is ASCII: any string parsed from them is valid UTF-8 without a check.
-  bool ascii_so_far() const { return ascii_so_far_; }
 
  private:
   ByteSource(int fd, bool owns_fd, std::size_t max_bytes);
   bool refill();
   void stop_at_nul();
-  void scan_chunk();  // its newlines and whether it is ASCII, in one pass
+  void count_lines();  // of the chunk, eight bytes at a time
 
   int fd_ = -1;
   bool owns_fd_ = false;
@@ -88,8 +86,7 @@ class ByteSource {
   std::size_t chunk_offset_ = 0;  // of data_[0] in the document
   std::size_t lines_before_ = 0;  // newlines in the chunks before this one
   std::size_t chunk_lines_ = 0;   // newlines in this one
-  bool ascii_so_far_ = true;
-  std::size_t line_start_ = 0;  // offset just after the last of them
+  std::size_t line_start_ = 0;    // offset just after the last of them
   std::size_t size_hint_ = 0;
   bool over_limit_ = false;
   bool done_ = false;
