@@ -67,7 +67,7 @@ const Node& Node::operator[](std::string_view key) const {
 
 const Node& Node::operator[](std::size_t index) const {
   static const Node none;
-  return index < items_.size() ? items_[index] : none;
+  return index < items().size() ? items()[index] : none;
 }
 
 std::string Node::type_name() const {
@@ -131,19 +131,19 @@ void Node::dump_to(std::string& out, std::size_t max_chars) const {
       break;
     case Kind::Array:
       out += '[';
-      for (std::size_t i = 0; i < items_.size() && out.size() <= max_chars; ++i) {
+      for (std::size_t i = 0; i < items().size() && out.size() <= max_chars; ++i) {
         if (i) out += ", ";
-        items_[i].dump_to(out, max_chars);
+        items()[i].dump_to(out, max_chars);
       }
       out += ']';
       break;
     case Kind::Object:
       out += '{';
-      for (std::size_t i = 0; i < members_.size() && out.size() <= max_chars; ++i) {
+      for (std::size_t i = 0; i < members().size() && out.size() <= max_chars; ++i) {
         if (i) out += ", ";
-        quote(out, members_[i].first);
+        quote(out, members()[i].first);
         out += ": ";
-        members_[i].second.dump_to(out, max_chars);
+        members()[i].second.dump_to(out, max_chars);
       }
       out += '}';
       break;

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <tuple>
@@ -50,11 +51,15 @@ class Node {
   std::optional<std::int64_t> exact_integer(std::int64_t min, std::int64_t max) const;
   std::optional<std::uint64_t> exact_unsigned(std::uint64_t max) const;
 
-  const std::vector<Node>& items() const { return items_; }
-  const std::vector<Member>& members() const { return members_; }
-  std::size_t size() const { return kind_ == Kind::Array ? items_.size() : members_.size(); }
+  std::span<const Node> items() const {
+    return {items_.data(), kind_ == Kind::Array ? used_.n : 0};
+  }
+  std::span<const Member> members() const {
+    return {members_.data(), kind_ == Kind::Object ? used_.n : 0};
+  }
+  std::size_t size() const { return is_array() || is_object() ? used_.n : 0; }
   const Node* find(std::string_view key) const {
-    for (const Member& m : members_)
+    for (const Member& m : members())
       if (same_text(m.first, key)) return &m.second;
     return nullptr;
   }
@@ -71,39 +76,50 @@ class Node {
   const Node& operator[](std::size_t index) const;
   bool equals(std::string_view s) const { return kind_ == Kind::String && same_text(text_, s); }
 
-  // Empty, of `kind`, keeping the room its items and members had.
+  // Empty, of `kind`. The items and members it had stay behind the count, with the room of their
+  // own strings and containers, for the next value built here: a parser that reuses a node per
+  // trace step or log event then allocates nothing once the first few are read.
   void reset(Kind kind) {
     kind_ = kind;
     boolean_ = negative_ = false;
     magnitude_ = 0;
     number_ = 0;
     text_.clear();
-    items_.clear();
-    members_.clear();
+    used_.n = 0;
   }
   // For a reader that consumes the node: its members to move from, its string moved out.
-  std::vector<Member>& mutable_members() { return members_; }
+  std::span<Member> mutable_members() {
+    return {members_.data(), kind_ == Kind::Object ? used_.n : 0};
+  }
   std::string take_string() { return std::move(text_); }
 
-  void add_item(Node&& item) { items_.push_back(std::move(item)); }
+  // The next item or member, reset to `kind`, to be filled in place (the parser builds each value
+  // in its container; an item or member left behind by `reset` is reused).
+  Node& open_item(Kind kind) {
+    Node& item = next_item();
+    item.reset(kind);
+    return item;
+  }
+  Node& open_member(std::string_view key, Kind kind) {
+    Node& member = next_member(key);
+    member.reset(kind);
+    return member;
+  }
+  Node& add_string_item(std::string_view text) {
+    Node& item = open_item(Kind::String);
+    item.text_.append(text);  // reset cleared it; append is std::string's short path
+    return item;
+  }
+  Node& add_string_member(std::string_view key, std::string_view text) {
+    Node& member = open_member(key, Kind::String);
+    member.text_.append(text);
+    return member;
+  }
+  void add_item(Node&& item) { next_item() = std::move(item); }
+  void add_member(std::string_view key, Node&& value) { next_member(key) = std::move(value); }
   // Room for a few members before the first, for an object under construction: most objects of a
   // trace or log have two to six, and growing one at a time reallocates twice on the way.
   void reserve_members(std::size_t n) { members_.reserve(n); }
-  // A new null item or member, to be filled in place (the parser's scalars).
-  Node& emplace_item() { return items_.emplace_back(); }
-  Node& emplace_item(std::string_view text) { return items_.emplace_back(text); }
-  Node& emplace_member(std::string&& key) {
-    return members_.emplace_back(std::move(key), Node()).second;
-  }
-  Node& emplace_member(std::string&& key, std::string_view text) {
-    return members_
-        .emplace_back(std::piecewise_construct, std::forward_as_tuple(std::move(key)),
-                      std::forward_as_tuple(text))
-        .second;
-  }
-  void add_member(std::string&& key, Node&& value) {
-    members_.emplace_back(std::move(key), std::move(value));
-  }
 
   // "a string", "an array", ... for messages.
   std::string type_name() const;
@@ -112,6 +128,31 @@ class Node {
 
  private:
   void dump_to(std::string& out, std::size_t max_chars) const;
+  Node& next_item() {
+    if (used_.n == items_.size()) items_.emplace_back();
+    return items_[used_.n++];
+  }
+  Node& next_member(std::string_view key) {
+    if (used_.n == members_.size()) members_.emplace_back();
+    Member& m = members_[used_.n++];
+    m.first.clear();
+    m.first.append(key);  // not assign: its general path was a tenth of a trace's read
+    return m.second;
+  }
+
+  // How many of items_ or members_ are this node's; a node moved from has none.
+  struct Count {
+    std::size_t n = 0;
+    Count() = default;
+    Count(const Count&) = default;
+    Count& operator=(const Count&) = default;
+    Count(Count&& other) noexcept : n(other.n) { other.n = 0; }
+    Count& operator=(Count&& other) noexcept {
+      n = other.n;
+      other.n = 0;
+      return *this;
+    }
+  };
 
   Kind kind_ = Kind::Null;
   bool boolean_ = false;
@@ -119,8 +160,9 @@ class Node {
   std::uint64_t magnitude_ = 0;  // Integer
   double number_ = 0;            // Integer and Float, as JavaScript would read it
   std::string text_;             // String; a Float as written
-  std::vector<Node> items_;      // Array
-  std::vector<Member> members_;  // Object, in document order
+  std::vector<Node> items_;      // Array: the first used_ of them
+  std::vector<Member> members_;  // Object, in document order: the first used_ of them
+  Count used_;
 };
 
 // A refusal found while converting nodes: thrown by `fail`, caught by the reader's sink, which

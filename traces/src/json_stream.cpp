@@ -231,16 +231,21 @@ bool valid_utf8_beyond_ascii(const char* text, std::size_t length) {
 }
 
 // One container under construction. The root object and the streamed array build nothing: their
-// members and items go to the sink as they complete.
+// members and items go to the sink as they complete. Those are built in their frame's own node,
+// which keeps its room for the next one; any container below them is built in place, in its
+// parent's items or members (Node::open_item), so that nothing is moved into its parent.
 struct Frame {
-  Node node;
-  std::string key;        // object: the member being read
-  std::size_t index = 0;  // array: the item being read
+  Node own;
+  Node* in_place = nullptr;  // set: the value is built there, not in `own`
+  std::string key;           // object: the member being read
+  std::size_t index = 0;     // array: the item being read
   bool root = false;
   bool streamed = false;
   // Keys seen, once an object has too many members for a linear search to stay cheap.
   std::unique_ptr<std::unordered_set<std::string>> keys;
-  bool is_object() const { return root || node.is_object(); }
+  Node& node() { return in_place ? *in_place : own; }
+  const Node& node() const { return in_place ? *in_place : own; }
+  bool is_object() const { return root || node().is_object(); }
 };
 
 // The SAX handler (RapidJSON's, resolved at compile time: no virtual calls). Numbers come as
@@ -278,11 +283,11 @@ class Handler {
     if (depth_ > 0) {  // made in place in a container being built, instead of moved into it
       Frame& parent = frames_[depth_ - 1];
       if (!parent.root && !parent.streamed) {
-        if (parent.node.is_array()) {
-          parent.node.emplace_item(s);
+        if (parent.node().is_array()) {
+          parent.node().add_string_item(s);
           ++parent.index;
         } else {
-          parent.node.emplace_member(std::move(parent.key), s);
+          parent.node().add_string_member(parent.key, s);
         }
         return true;
       }
@@ -300,7 +305,8 @@ class Handler {
       f.key.clear();
       return refuse(too_long(length));
     }
-    f.key.assign(text, length);
+    f.key.clear();
+    f.key.append(text, length);
     if (!valid_utf8(text, length)) return refuse(kNotUtf8);
     if (is_duplicate(f)) return refuse("duplicate member \"" + f.key.substr(0, 40) + "\"");
     return true;
@@ -330,7 +336,7 @@ class Handler {
       if (!f.keys) f.keys = std::make_unique<std::unordered_set<std::string>>();
       return !f.keys->insert(f.key).second;
     }
-    const auto& members = f.node.members();
+    const auto members = f.node().members();
     if (members.size() < 16) {
       for (const auto& m : members)
         if (Node::same_text(m.first, f.key)) return true;
@@ -348,15 +354,23 @@ class Handler {
       return refuse("JSON nested deeper than " + std::to_string(limits_.max_depth) + " levels");
     if (depth_ == 0 && kind != Node::Kind::Object) return not_an_object("an array");
     if (depth_ == frames_.size()) frames_.emplace_back();
-    const Frame* parent = depth_ > 0 ? &frames_[depth_ - 1] : nullptr;
+    Frame* parent = depth_ > 0 ? &frames_[depth_ - 1] : nullptr;
     Frame& f = frames_[depth_];
     f.key.clear();
     f.index = 0;
     f.keys.reset();
     f.root = parent == nullptr;
     f.streamed = kind == Node::Kind::Array && parent && parent->root && parent->key == streamed_;
-    f.node.reset(f.root || f.streamed ? Node::Kind::Null : kind);
-    if (kind == Node::Kind::Object && !f.root) f.node.reserve_members(4);
+    f.in_place = nullptr;
+    if (parent && !parent->root && !parent->streamed) {
+      // The key stays with the parent's frame too: the pointer of an error inside names it.
+      Node& container = parent->node();
+      f.in_place = container.is_array() ? &container.open_item(kind)
+                                        : &container.open_member(parent->key, kind);
+    } else {
+      f.own.reset(f.root || f.streamed ? Node::Kind::Null : kind);
+    }
+    if (kind == Node::Kind::Object && !f.root) f.node().reserve_members(4);
     root_opened_ = true;
     ++depth_;
     return true;
@@ -372,7 +386,12 @@ class Handler {
       Node empty(Node::Kind::Array);
       return deliver(empty);
     }
-    return deliver(f.node);
+    if (f.in_place) {  // already in its container
+      Frame& parent = frames_[depth_ - 1];
+      if (parent.node().is_array()) ++parent.index;
+      return true;
+    }
+    return deliver(f.own);
   }
 
   bool scalar(Node&& n) {
@@ -395,11 +414,11 @@ class Handler {
       } else if (parent.streamed) {
         sink_.item(parent.index, n);
         ++parent.index;
-      } else if (parent.node.is_array()) {
-        parent.node.add_item(std::move(n));
+      } else if (parent.node().is_array()) {
+        parent.node().add_item(std::move(n));
         ++parent.index;
       } else {
-        parent.node.add_member(std::move(parent.key), std::move(n));
+        parent.node().add_member(parent.key, std::move(n));
       }
     } catch (const ReadFailure& f) {
       error = f.error;
