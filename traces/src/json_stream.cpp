@@ -175,17 +175,6 @@ std::optional<Node> number_of(std::string_view text) {
 // here rather than by RapidJSON's kParseValidateEncodingFlag, which decodes every character
 // through the stream: ASCII, nearly all of what traces and logs hold, is checked eight bytes at a
 // time.
-bool valid_utf8_beyond_ascii(const char* text, std::size_t length);
-
-// Checked for each string as RapidJSON delivers it, escapes decoded: a document all ASCII can still
-// spell a lone surrogate as "\udc00", which RapidJSON 1.1 decodes into bytes no UTF-8 has. The
-// short ASCII strings that are nearly all of a trace or log leave after one pass, in line.
-inline bool valid_utf8(const char* text, std::size_t length) {
-  unsigned char high = 0;
-  for (std::size_t i = 0; i < length; ++i) high |= static_cast<unsigned char>(text[i]);
-  return high < 0x80 || valid_utf8_beyond_ascii(text, length);
-}
-
 bool valid_utf8_beyond_ascii(const char* text, std::size_t length) {
   const auto* s = reinterpret_cast<const unsigned char*>(text);
   std::size_t i = 0;
@@ -228,6 +217,15 @@ bool valid_utf8_beyond_ascii(const char* text, std::size_t length) {
     i += extra + 1;
   }
   return true;
+}
+
+// Checked for each string as RapidJSON delivers it, escapes decoded: a document all ASCII can still
+// spell a lone surrogate as "\udc00", which RapidJSON 1.1 decodes into bytes no UTF-8 has. The
+// short ASCII strings that are nearly all of a trace or log leave after one pass, in line.
+inline bool valid_utf8(const char* text, std::size_t length) {
+  unsigned char high = 0;
+  for (std::size_t i = 0; i < length; ++i) high |= static_cast<unsigned char>(text[i]);
+  return high < 0x80 || valid_utf8_beyond_ascii(text, length);
 }
 
 // One container under construction. The root object and the streamed array build nothing: their
