@@ -98,7 +98,7 @@ std::size_t Runner::compile(const std::vector<Action>& body, std::vector<bool>* 
                                 : !a.signal.empty() ? a.signal
                                                     : a.controller,
                                 at, -2);
-    const std::optional<std::string>& option_signal =
+    const std::optional<CompactString>& option_signal =
         a.lock_options && a.lock_options->signal ? a.lock_options->signal
         : a.task_options->signal                 ? a.task_options->signal
                                                  : a.any_priority->signal;
@@ -274,25 +274,25 @@ void Runner::observe(Promise* promise, Env* env, const ShortId& id) {
   rt_.then(env, promise, logger(true), logger(false), nullptr);
 }
 
-void Runner::not_created_yet(const Action& user, const std::string& id, const std::string& what,
+void Runner::not_created_yet(const Action& user, std::string_view id, const std::string& what,
                              const Named* n) {
   throw ReplayFailure{lockstep::not_created_yet(user, id, what, n ? n->definition : nullptr)};
 }
 
-Promise* Runner::promise_named(const Action& user, const std::string& id, const Named* n) {
+Promise* Runner::promise_named(const Action& user, std::string_view id, const Named* n) {
   if (!n || !n->promise) not_created_yet(user, id, "promise", n);
   return n->promise;
 }
 
-Signal* Runner::signal_named(const Action& user, const std::string& id, const Named* n) {
+Signal* Runner::signal_named(const Action& user, std::string_view id, const Named* n) {
   if (!n || !n->signal) not_created_yet(user, id, "signal", n);
   return n->signal;
 }
 
-Signal* Runner::task_signal_named(const Action& user, const std::string& id, const Named* n) {
+Signal* Runner::task_signal_named(const Action& user, std::string_view id, const Named* n) {
   Signal* signal = signal_named(user, id, n);
   if (!signal->is_task_signal)
-    throw EngineFault{"\"" + id + "\" is not a TaskSignal at " + user.pointer};
+    throw EngineFault{"\"" + std::string(id) + "\" is not a TaskSignal at " + user.pointer};
   return signal;
 }
 

@@ -88,10 +88,10 @@ class Runner : public Host {
   void unload(Env* env);
 
   // `n` is the record of `id` (null when no action makes it).
-  Promise* promise_named(const Action& user, const std::string& id, const Named* n);
-  Signal* signal_named(const Action& user, const std::string& id, const Named* n);
-  Signal* task_signal_named(const Action& user, const std::string& id, const Named* n);
-  [[noreturn]] void not_created_yet(const Action& user, const std::string& id,
+  Promise* promise_named(const Action& user, std::string_view id, const Named* n);
+  Signal* signal_named(const Action& user, std::string_view id, const Named* n);
+  Signal* task_signal_named(const Action& user, std::string_view id, const Named* n);
+  [[noreturn]] void not_created_yet(const Action& user, std::string_view id,
                                     const std::string& what, const Named* n);
   Named* named(std::string_view id);  // while compiling
 

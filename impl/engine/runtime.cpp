@@ -36,7 +36,7 @@ Runtime::Runtime(const Trace& trace)
 
 Runtime::~Runtime() = default;
 
-Env* Runtime::env(const std::string& id) {
+Env* Runtime::env(std::string_view id) {
   const std::uint32_t i = env_by_id_.find(
       id, [this](std::uint32_t e) -> const std::string& { return envs_[e]->agent->id; });
   return i == StringIndex::kNone ? nullptr : envs_[i].get();

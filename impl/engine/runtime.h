@@ -189,7 +189,7 @@ class Runtime {
   explicit Runtime(const Trace& trace);
   ~Runtime();
 
-  Env* env(const std::string& id);
+  Env* env(std::string_view id);
   const std::vector<std::unique_ptr<Env>>& envs() const { return envs_; }
 
   // Promises

@@ -6,11 +6,11 @@
 
 namespace lockstep {
 
-Error not_created_yet(const Action& user, const std::string& id, const std::string& what,
+Error not_created_yet(const Action& user, std::string_view id, const std::string& what,
                       const Action* definition) {
   const std::string where =
       definition ? " (made by " + Error{definition->pointer, ""}.path() + ")" : "";
-  return Error{user.pointer, what + " \"" + id + "\"" + where +
+  return Error{user.pointer, what + " \"" + std::string(id) + "\"" + where +
                                  " does not exist yet at this point of the replay: the body that "
                                  "makes it has not run"};
 }

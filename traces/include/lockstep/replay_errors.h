@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "lockstep/error.h"
@@ -12,7 +13,7 @@ namespace lockstep {
 
 // A step names `id` (a `what`: promise, signal, ...) that the replay has not made yet: the body
 // that makes it (`definition`, or null when no action makes it) has not run.
-Error not_created_yet(const Action& user, const std::string& id, const std::string& what,
+Error not_created_yet(const Action& user, std::string_view id, const std::string& what,
                       const Action* definition);
 
 // The schedule's choice number `index` cannot be followed: it names nothing runnable, or (for a
