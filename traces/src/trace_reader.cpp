@@ -17,7 +17,9 @@
 namespace lockstep {
 namespace {
 
+using detail::child;
 using detail::DocumentSink;
+using detail::fail;
 using detail::Node;
 
 // The JSON pointer of what is being read, as the chain of levels above it. It is spelled out only
@@ -42,20 +44,12 @@ class Where {
   bool is_index_ = false;
 };
 
+// Beside detail::child and detail::fail, which take the pointer as text.
 Where child(const Where& parent, std::string_view key) {
   return Where(parent, key);
 }
 Where child(const Where& parent, std::size_t index) {
   return Where(parent, index);
-}
-std::string child(const std::string& pointer, std::size_t index) {
-  return detail::child(pointer, index);
-}
-std::string child(const std::string& pointer, std::string_view key) {
-  return detail::child(pointer, key);
-}
-[[noreturn]] void fail(const std::string& pointer, const std::string& message) {
-  detail::fail(pointer, message);
 }
 [[noreturn]] void fail(const Where& where, const std::string& message) {
   detail::fail(where.str(), message);
@@ -401,8 +395,6 @@ class TraceReader : public DocumentSink {
   void read_top_level(const Node& j, std::size_t index) {
     const Where p(steps_at_, index);
     if (!j.is_object()) fail(p, "a step is an object, got " + j.type_name());
-    // The id's slot is loaded while the step's other members are checked (define reads it).
-    if (const Node* id = j.find("id"); id && id->is_string()) ids_.prefetch(id->as_string());
     const std::string_view op = get_string(j, "op", p, true);
     std::string agent;
     if (op == "advanceTime") {
@@ -458,7 +450,7 @@ class TraceReader : public DocumentSink {
     const auto body = [&](const char* key, bool required) {
       const Node* given = j.find(key);
       if (!given) {
-        if (required) fail(p, std::string("missing required member \"") + key + "\"");
+        if (required) missing(p, key);
         return;
       }
       a.body = read_body(*given, child(p, key), at, agent, depth + 1);
