@@ -105,18 +105,11 @@ class Node {
     member.reset(kind);
     return member;
   }
-  Node& add_string_item(std::string_view text) {
-    Node& item = open_item(Kind::String);
-    item.text_.append(text);  // reset cleared it; append is std::string's short path
-    return item;
+  // A String's text, into a node just reset to a String (its room kept).
+  void set_text(std::string_view text) {
+    text_.clear();
+    text_.append(text);  // not assign: see next_member
   }
-  Node& add_string_member(std::string_view key, std::string_view text) {
-    Node& member = open_member(key, Kind::String);
-    member.text_.append(text);
-    return member;
-  }
-  void add_item(Node&& item) { next_item() = std::move(item); }
-  void add_member(std::string_view key, Node&& value) { next_member(key) = std::move(value); }
   // Room for a few members before the first, for an object under construction: most objects of a
   // trace or log have two to six, and growing one at a time reallocates twice on the way.
   void reserve_members(std::size_t n) { members_.reserve(n); }

@@ -244,6 +244,17 @@ struct Frame {
   Node& node() { return in_place ? *in_place : own; }
   const Node& node() const { return in_place ? *in_place : own; }
   bool is_object() const { return root || node().is_object(); }
+  // Its values are built in its container, not handed to the sink.
+  bool builds() const { return !root && !streamed; }
+  // The slot of the value read next in this frame's container (a frame that builds), reset to
+  // `kind`; `completed` once the value is whole.
+  Node& next(Node::Kind kind) {
+    Node& container = node();
+    return container.is_array() ? container.open_item(kind) : container.open_member(key, kind);
+  }
+  void completed() {
+    if (node().is_array()) ++index;
+  }
 };
 
 // The SAX handler (RapidJSON's, resolved at compile time: no virtual calls). Numbers come as
@@ -278,17 +289,11 @@ class Handler {
     if (length > limits_.max_string_bytes) return refuse(too_long(length));
     if (!valid_utf8(text, length)) return refuse(kNotUtf8);
     const std::string_view s(text, length);
-    if (depth_ > 0) {  // made in place in a container being built, instead of moved into it
+    if (depth_ > 0 && frames_[depth_ - 1].builds()) {  // in place: its slot keeps its room
       Frame& parent = frames_[depth_ - 1];
-      if (!parent.root && !parent.streamed) {
-        if (parent.node().is_array()) {
-          parent.node().add_string_item(s);
-          ++parent.index;
-        } else {
-          parent.node().add_string_member(parent.key, s);
-        }
-        return true;
-      }
+      parent.next(Node::Kind::String).set_text(s);
+      parent.completed();
+      return true;
     }
     return scalar(Node(s));
   }
@@ -359,15 +364,9 @@ class Handler {
     f.keys.reset();
     f.root = parent == nullptr;
     f.streamed = kind == Node::Kind::Array && parent && parent->root && parent->key == streamed_;
-    f.in_place = nullptr;
-    if (parent && !parent->root && !parent->streamed) {
-      // The key stays with the parent's frame too: the pointer of an error inside names it.
-      Node& container = parent->node();
-      f.in_place = container.is_array() ? &container.open_item(kind)
-                                        : &container.open_member(parent->key, kind);
-    } else {
-      f.own.reset(f.root || f.streamed ? Node::Kind::Null : kind);
-    }
+    // The parent's key is copied into the member, not moved: an error inside names it.
+    f.in_place = parent && parent->builds() ? &parent->next(kind) : nullptr;
+    if (!f.in_place) f.own.reset(f.root || f.streamed ? Node::Kind::Null : kind);
     if (kind == Node::Kind::Object && !f.root) f.node().reserve_members(4);
     root_opened_ = true;
     ++depth_;
@@ -385,8 +384,7 @@ class Handler {
       return deliver(empty);
     }
     if (f.in_place) {  // already in its container
-      Frame& parent = frames_[depth_ - 1];
-      if (parent.node().is_array()) ++parent.index;
+      frames_[depth_ - 1].completed();
       return true;
     }
     return deliver(f.own);
@@ -412,11 +410,9 @@ class Handler {
       } else if (parent.streamed) {
         sink_.item(parent.index, n);
         ++parent.index;
-      } else if (parent.node().is_array()) {
-        parent.node().add_item(std::move(n));
-        ++parent.index;
       } else {
-        parent.node().add_member(parent.key, std::move(n));
+        parent.next(n.kind()) = std::move(n);
+        parent.completed();
       }
     } catch (const ReadFailure& f) {
       error = f.error;
