@@ -83,23 +83,23 @@ std::optional<std::string> encoded(std::string_view text) {
 
 }  // namespace
 
-TracePointer TracePointer::step(std::size_t index) {
-  if (index > kLargestIndex) return TracePointer("/steps/" + std::to_string(index));
-  std::string code(1, static_cast<char>(kSteps));
-  put_varint(code, index);
+TracePointer TracePointer::of_code(std::string_view code) {
   TracePointer out;
   out.code_ = code;
   return out;
 }
 
-// Appends to the encoded form, or spells out the text when this pointer is kept as text.
+TracePointer TracePointer::step(std::size_t index) {
+  if (index > kLargestIndex) return TracePointer("/steps/" + std::to_string(index));
+  std::string code(1, static_cast<char>(kSteps));
+  put_varint(code, index);
+  return of_code(code);
+}
+
+// Each appends to the encoded form, or spells out the text when this pointer is kept as text.
 TracePointer TracePointer::callback() const {
   if (!is_encoded()) return TracePointer(str() + "/callback");
-  std::string code(code_.view());
-  code += kCallback;
-  TracePointer out;
-  out.code_ = code;
-  return out;
+  return of_code(std::string(code_.view()) + kCallback);
 }
 
 TracePointer TracePointer::body(std::size_t index) const {
@@ -108,9 +108,7 @@ TracePointer TracePointer::body(std::size_t index) const {
   std::string code(code_.view());
   code += kBody;
   put_varint(code, index);
-  TracePointer out;
-  out.code_ = code;
-  return out;
+  return of_code(code);
 }
 
 bool TracePointer::is_encoded() const noexcept {
@@ -133,7 +131,7 @@ std::string TracePointer::str() const {
   if (code.empty()) return {};
   const auto first = static_cast<unsigned char>(code[0]);
   if (first == kEscape) return std::string(code.substr(1));
-  if (first != kSteps && first != kAgents) return std::string(code);
+  if (!is_encoded()) return std::string(code);
   std::string text = first == kSteps ? "/steps/" : "/agents/";
   std::size_t at = 1;
   text += std::to_string(get_varint(code, at));

@@ -32,6 +32,7 @@ class TracePointer {
   friend bool operator==(const TracePointer& a, std::string_view b) { return a.str() == b; }
 
  private:
+  static TracePointer of_code(std::string_view code);  // an encoded form as it stands
   bool is_encoded() const noexcept;
   CompactString code_;  // the encoded form (trace_pointer.cpp), or the text itself
 };
