@@ -328,17 +328,24 @@ std::pair<int, std::string> Adapter::run_command(const std::filesystem::path& tr
   return {exit_code, stderr_text(err_file)};
 }
 
-std::optional<check::Report> Adapter::judge(const Trace& trace) {
+std::optional<Adapter::Judged> Adapter::judge(const Trace& trace) {
   AdapterRun ran = run(trace);
   if (ran.kind != AdapterRun::Kind::Logged) return std::nullopt;
   auto report = check::check(trace, ran.log, options_);
   if (!report) return std::nullopt;
-  return report.value();
+  return Judged{std::move(ran.log), std::move(report.value())};
 }
 
-bool Adapter::fails(const Trace& trace) {
-  auto report = judge(trace);
-  return report && report->verdict == check::Verdict::NotAllowed;
+bool KeepsItsFailure::operator()(const Trace& candidate) {
+  auto judged = adapter_.judge(candidate);
+  if (!judged || judged->report.verdict != check::Verdict::NotAllowed) return false;
+  const check::Divergence* d = judged->report.divergence ? &*judged->report.divergence : nullptr;
+  if (!d || d->signature != signature_) {
+    ++other_failures_;
+    return false;
+  }
+  last_ = std::move(judged);
+  return true;
 }
 
 }  // namespace lockstep::cli

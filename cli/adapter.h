@@ -2,6 +2,7 @@
 // that `shrink` and `fuzz --target` drive, and check's verdict on the log it writes.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -60,10 +61,14 @@ class Adapter {
   // to it in its environment, so that its settling waits that many times longer
   // (adapters/README.md, "Flaky failures"): how a failure is run again before it is kept.
   AdapterRun run(const Trace& trace, double settle_scale = 1);
-  // check's report on the adapter's log; none when the adapter did not log.
-  std::optional<check::Report> judge(const Trace& trace);
-  // A candidate still fails: logged, and check does not allow it.
-  bool fails(const Trace& trace);
+  // A run that check judged: the adapter's log and check's report on it.
+  struct Judged {
+    Log log;
+    check::Report report;
+  };
+  // The run and check's report on its log; none when the adapter did not log or check could not
+  // read the log against the trace.
+  std::optional<Judged> judge(const Trace& trace);
 
   const check::Options& check_options() const { return options_; }
   bool served() const { return !serve_command_.empty(); }
@@ -81,6 +86,26 @@ class Adapter {
   CommandWords serve_command_;
   Placeholders fixed_;
   std::unique_ptr<Server> server_;  // started on first use
+};
+
+// The test a shrink keeps a candidate by: the adapter's log of it is not allowed and its
+// divergence has the original failure's signature (lockstep/signature.h), so that shrinking
+// does not drift from one bug to another. The last candidate that failed so is kept with its
+// run: once the shrink is done, the minimal trace's log and report.
+class KeepsItsFailure {
+ public:
+  KeepsItsFailure(Adapter& adapter, std::string signature)
+      : adapter_(adapter), signature_(std::move(signature)) {}
+  bool operator()(const Trace& candidate);
+  const std::optional<Adapter::Judged>& last() const { return last_; }
+  // Candidates whose log was not allowed with another signature: not taken.
+  std::uint64_t other_failures() const { return other_failures_; }
+
+ private:
+  Adapter& adapter_;
+  std::string signature_;
+  std::optional<Adapter::Judged> last_;
+  std::uint64_t other_failures_ = 0;
 };
 
 // A child's exit code from its waitpid status, or 128 + the signal's number when a signal ended

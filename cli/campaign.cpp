@@ -42,6 +42,58 @@ std::string Tally::line(double seconds, std::uint64_t count, double rate) const 
   return text;
 }
 
+void forget_shrink(TraceRecord& record) {
+  record.shrunk = false;
+  std::error_code ec;
+  for (const MinimalFile& f : kMinimalFiles) {
+    if (!record.failure.contains(f.member)) continue;
+    std::filesystem::remove(record.failure[f.member].get<std::string>(), ec);
+    record.failure.erase(f.member);
+  }
+  for (const char* key : {"minimalCalls", "minimalAgents"}) record.failure.erase(key);
+}
+
+namespace {
+
+// The failures by signature: a group per signature, most failures first (then by first trace),
+// with the first seeds and an example (the one shrunk, else the first failure).
+Json failure_groups(const std::map<std::uint64_t, TraceRecord>& done) {
+  constexpr std::size_t kSeedsShown = 10;
+  struct Group {
+    std::uint64_t failures = 0, first = 0;
+    Json seeds = Json::array();
+    Json example;
+  };
+  std::map<std::string, Group> groups;
+  for (const auto& [i, r] : done) {
+    if (r.failure.is_null()) continue;
+    const std::string signature = r.failure.value("signature", std::string("none recorded"));
+    Group& g = groups[signature];
+    if (g.failures++ == 0) g.first = i;
+    if (g.seeds.size() < kSeedsShown) g.seeds.push_back(r.seed);
+    if (g.example.is_null() || (r.shrunk && !g.example.contains("minimal"))) {
+      g.example = Json{{"seed", r.seed}, {"trace", r.failure["trace"]}};
+      for (const char* key : {"log", "minimal", "minimalLog", "minimalCheck", "minimalPage",
+                              "minimalCalls", "minimalAgents"})
+        if (r.failure.contains(key)) g.example[key] = r.failure[key];
+    }
+  }
+  std::vector<std::pair<std::string, Group>> ordered(groups.begin(), groups.end());
+  std::stable_sort(ordered.begin(), ordered.end(), [](const auto& a, const auto& b) {
+    if (a.second.failures != b.second.failures) return a.second.failures > b.second.failures;
+    return a.second.first < b.second.first;
+  });
+  Json out = Json::array();
+  for (auto& [signature, g] : ordered)
+    out.push_back(Json{{"signature", signature},
+                       {"failures", g.failures},
+                       {"seeds", std::move(g.seeds)},
+                       {"example", std::move(g.example)}});
+  return out;
+}
+
+}  // namespace
+
 Json summary_of(const Json& campaign, const std::map<std::uint64_t, TraceRecord>& done,
                 double seconds, int stopped_by) {
   Tally tally;
@@ -80,6 +132,7 @@ Json summary_of(const Json& campaign, const std::map<std::uint64_t, TraceRecord>
               {"reruns", campaign["reruns"]},
               {"maxSeconds", campaign["maxSeconds"]},
               {"stoppedBy", stopped_by ? Json(stop_signal_name(stopped_by)) : Json(nullptr)},
+              {"failureGroups", failure_groups(done)},
               {"failures", failures},
               {"unknowns", unknowns},
               {"flakes", flakes}};

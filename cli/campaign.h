@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 
 #include "campaign_journal.h"
@@ -34,8 +35,41 @@ struct Tally {
   std::string line(double seconds, std::uint64_t count, double rate) const;
 };
 
-// summary.json of the campaign whose records are `done` (by trace index): the counts, and the
-// entries of what was kept in index order. `stopped_by`: the signal that stopped it, or 0.
+// Which failures a campaign shrinks: the first of each divergence signature
+// (lockstep/signature.h), for the first `limit` signatures met in trace order. A campaign run at
+// once, resumed (its records met again first) and merged from shards shrinks the same ones: a
+// shard meets a signature no later than the whole campaign does, so it shrinks every failure
+// the whole campaign would, and the merge meets them again to drop the rest.
+class ShrinkChoice {
+ public:
+  explicit ShrinkChoice(std::uint64_t limit) : limit_(limit) {}
+  // A "not allowed" failure of `signature`, in trace order: whether it is one to shrink.
+  bool meet(const std::string& signature) {
+    return seen_.insert(signature).second && seen_.size() <= limit_;
+  }
+
+ private:
+  std::set<std::string> seen_;
+  std::uint64_t limit_;
+};
+
+// What a shrunk failure keeps beside its trace: summary.json's member for each, and its file.
+struct MinimalFile {
+  const char* member;
+  const char* file;
+};
+inline constexpr MinimalFile kMinimalFiles[] = {{"minimal", "minimal.trace.json"},
+                                                {"minimalLog", "minimal.log.json"},
+                                                {"minimalCheck", "minimal.check.txt"},
+                                                {"minimalPage", "minimal.html"}};
+
+// A failure entry as if it had not been shrunk: its minimal files removed, and their members.
+void forget_shrink(TraceRecord& record);
+
+// summary.json of the campaign whose records are `done` (by trace index): the counts, the
+// entries of what was kept in index order, and the failures grouped by signature (most failures
+// first), each group with its first seeds and one example, shrunk where the campaign shrank one.
+// `stopped_by`: the signal that stopped it, or 0.
 Json summary_of(const Json& campaign, const std::map<std::uint64_t, TraceRecord>& done,
                 double seconds, int stopped_by);
 

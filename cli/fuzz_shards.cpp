@@ -54,7 +54,8 @@ void move_kept(Json& entry, const fs::path& shard, const fs::path& out, const ch
   }
   entry["trace"] = (to / "trace.json").string();
   if (entry.contains("log")) entry["log"] = (to / "observed.log.json").string();
-  if (entry.contains("minimal")) entry["minimal"] = (to / "minimal.trace.json").string();
+  for (const MinimalFile& f : kMinimalFiles)
+    if (entry.contains(f.member)) entry[f.member] = (to / f.file).string();
 }
 
 // A merged campaign: what it is (the journal's first line), its traces by index, its summary.
@@ -118,20 +119,17 @@ Result<Merged> merge_shards(const fs::path& out, const std::vector<std::string>&
   for (std::uint64_t i = 0; i < count; ++i)
     if (!shards.count(i)) missing += " " + std::to_string(i) + "/" + std::to_string(count);
   if (!missing.empty()) return Error{"", "shards missing:" + missing};
-  // What the unsharded campaign keeps: every trace's folder in out, and only the first --shrink
-  // failures shrunk (each shard shrank its own first ones, which hold all of those).
-  const std::uint64_t shrink = campaign.value("shrink", 0);
-  std::uint64_t shrunk = 0;
+  // What the unsharded campaign keeps: every trace's folder in out, and only the failures it
+  // would have shrunk shrunk (ShrinkChoice: each shard shrank a superset of them).
+  ShrinkChoice shrink_choice(campaign.value("shrink", 0));
   for (auto& [i, r] : done) {
     if (!r.failure.is_null()) move_kept(r.failure, from[i], out, "failures");
     if (!r.unknown.is_null()) move_kept(r.unknown, from[i], out, "unknown");
     if (!r.flaky.is_null()) move_kept(r.flaky, from[i], out, "flaky");
-    if (r.shrunk && ++shrunk > shrink) {
-      r.shrunk = false;
-      std::error_code ec;
-      fs::remove(r.failure["minimal"].get<std::string>(), ec);
-      for (const char* key : {"minimal", "minimalCalls", "minimalAgents"}) r.failure.erase(key);
-    }
+    const bool chosen = !r.failure.is_null() &&
+                        r.failure.value("kind", std::string()) == "not allowed" &&
+                        shrink_choice.meet(r.failure.value("signature", std::string()));
+    if (r.shrunk && !chosen) forget_shrink(r);
   }
   campaign["shard"] = nullptr;
   auto journal = CampaignJournal::start(out / "progress.jsonl", campaign);

@@ -21,35 +21,18 @@
 #include "gen.h"
 #include "generators.h"
 #include "lockstep/check.h"
+#include "lockstep/render.h"
 #include "lockstep/shrink.h"
+#include "lockstep/signature.h"
 #include "lockstep/targets.h"
 #include "lockstep/trace_io.h"
 #include "stop_signals.h"
+#include "target_command.h"
 
 namespace lockstep::cli {
 namespace {
 
 namespace fs = std::filesystem;
-
-// lockstep's own adapters folder: the checkout's adapters/ above this binary (build/lockstep ->
-// adapters/), found by its targets.json; empty when the binary is not in a checkout.
-fs::path own_adapters() {
-  std::error_code ec;
-  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  if (ec) return {};
-  for (fs::path dir = exe.parent_path(); !dir.empty() && dir != dir.root_path();
-       dir = dir.parent_path())
-    if (fs::exists(dir / "adapters/targets.json")) return dir / "adapters";
-  return {};
-}
-
-// The registry: the path given, else adapters/targets.json here, else lockstep's own.
-fs::path find_targets(const std::string& given) {
-  if (!given.empty()) return given;
-  if (fs::exists("adapters/targets.json")) return "adapters/targets.json";
-  const fs::path own = own_adapters();
-  return own.empty() ? "adapters/targets.json" : own / "targets.json";
-}
 
 void write_text(const fs::path& path, const std::string& text) {
   std::ofstream(path) << text;
@@ -85,6 +68,30 @@ void adapter_said(const fs::path& dir, Json& entry, const AdapterRun& ran) {
   entry["message"] = ran.message;
 }
 
+// The signature of a failure check did not judge (lockstep/signature.h judges the others).
+std::string failure_signature(const AdapterRun& ran) {
+  if (ran.kind == AdapterRun::Kind::Logged) return "adapter failed: its log does not fit the trace";
+  return "adapter failed: exit " + std::to_string(ran.exit_code);
+}
+
+// A shrunk failure's minimal trace, the adapter's log of it, check's report on that log and the
+// page that draws both (kMinimalFiles), in `dir` and named in `entry`.
+void keep_minimal(const fs::path& dir, Json& entry, const Trace& minimal,
+                  const Adapter::Judged& run, const check::Options& options) {
+  write_text(dir / "minimal.trace.json", write_trace(minimal));
+  write_text(dir / "minimal.log.json", write_log(run.log));
+  write_text(dir / "minimal.check.txt", check::to_text(run.report, minimal.name));
+  render::Options page;
+  page.title = minimal.name + " (shrunk)";
+  page.observed = &run.log;
+  page.check = options;
+  auto html = render::render_page(minimal, page);
+  if (html) write_text(dir / "minimal.html", html.value());
+  for (const MinimalFile& f : kMinimalFiles)
+    if (fs::exists(dir / f.file)) entry[f.member] = (dir / f.file).string();
+  if (!html) entry["minimalPageError"] = html.error().to_string();
+}
+
 }  // namespace
 
 int default_jobs(const FuzzTargetArgs& args) {
@@ -103,60 +110,17 @@ int default_jobs(const FuzzTargetArgs& args) {
 }
 
 int fuzz_target_command(const FuzzTargetArgs& args) {
-  const fs::path targets_file = find_targets(args.targets);
-  auto registry = read_targets_file(targets_file.string());
-  if (!registry)
-    return fuzz_bad_input("--targets " + targets_file.string() + ": " +
-                          registry.error().to_string());
-  const TargetEntry* found = registry->find(args.target);
-  if (!found) {
-    std::string known;
-    for (const TargetEntry& t : registry->targets) known += " " + t.name;
-    return fuzz_bad_input("--target: no target \"" + args.target + "\" in " +
-                          targets_file.string() + " (known:" + known + ")");
-  }
-  const TargetEntry& target = *found;
-  // "--targets FILE: targets.node.command (/targets/node/command): why"
-  const auto refuse = [&](const std::string& member, const std::string& why) {
-    return fuzz_bad_input(
-        "--targets " + targets_file.string() + ": " +
-        Error{target.pointer + (member.empty() ? "" : "/" + member), why}.to_string());
-  };
-  // Split once; {adapters} is filled within its word as {trace} and {log} are, so a folder with
-  // a space or a `$(...)` in its name stays one argument.
-  auto command = command_words(target.command);
-  if (!command) return refuse("command", command.error().message);
-  if (!command_has_placeholders(command.value()))
-    return refuse("command", "needs {trace} and {log}");
-  // {adapters}: the targets file's folder; {lockstep}: lockstep's own adapters folder, so that a
-  // targets file of one's own, anywhere, can run lockstep's runners (adapters/templates/).
-  const fs::path own = own_adapters();
-  const Placeholders fixed{{"{adapters}", fs::absolute(targets_file).parent_path().string()},
-                           {"{lockstep}", own.string()}};
-  const auto unfillable = [&](const CommandWords& words) {
-    return own.empty() && has_placeholder(words, "{lockstep}");
-  };
-  const std::string no_own =
-      "{lockstep} stands for lockstep's own adapters folder, and none was found above this binary";
-  if (unfillable(command.value())) return refuse("command", no_own);
-  // A command that replays many traces in one process (a browser kept open): adapters/README.md.
-  CommandWords serve;
-  if (target.serve) {
-    if (target.serve->empty()) return refuse("serve", "expected the serving command");
-    auto words = command_words(*target.serve);
-    if (!words) return refuse("serve", words.error().message);
-    if (has_placeholder(words.value(), "{trace}") || has_placeholder(words.value(), "{log}"))
-      return refuse("serve", "takes its traces on stdin, not {trace} and {log}");
-    if (unfillable(words.value())) return refuse("serve", no_own);
-    serve = std::move(words.value());
-  }
-  if (args.no_serve) serve.clear();
+  auto resolved = resolve_target(args.target, args.targets);
+  if (auto* why = std::get_if<std::string>(&resolved)) return fuzz_bad_input(*why);
+  const ResolvedTarget& target = std::get<ResolvedTarget>(resolved);
+  const CommandWords serve = args.no_serve ? CommandWords{} : target.serve;
   gen::Profile profile;
-  if (auto error = read_gen_profile(target.profile, target.without, profile))
-    return refuse("", *error);
+  if (auto error = read_gen_profile(target.entry.profile, target.entry.without, profile))
+    return fuzz_bad_input("--targets " + target.targets_file.string() + ": " +
+                          Error{target.entry.pointer, *error}.to_string());
   if (args.steps < 1) return fuzz_bad_input("--steps: must be at least 1");
   check::Options options;
-  options.partial = target.partial;
+  options.partial = target.entry.partial;
   options.max_runs = args.max_runs;
   options.max_seconds = args.max_seconds;
 
@@ -165,11 +129,11 @@ int fuzz_target_command(const FuzzTargetArgs& args) {
   if (!args.resume) fs::create_directories(fs::path(args.out) / "failures", ec);
   if (ec) return fuzz_bad_input("--out: cannot make " + args.out + ": " + ec.message());
   // The commands as given, {adapters} filled in, for a reader (what ran is each one's words).
-  const auto shown = [&](const std::string& words) { return fill_placeholders(words, fixed); };
+  const auto shown = [&](const std::string& words) { return target.shown(words); };
   // What a resumed campaign must share with the stopped one for the two to be one campaign.
   const Json campaign{{"target", args.target},
-                      {"command", shown(target.command)},
-                      {"served", serve.empty() ? Json(nullptr) : Json(shown(*target.serve))},
+                      {"command", shown(target.entry.command)},
+                      {"served", serve.empty() ? Json(nullptr) : Json(shown(*target.entry.serve))},
                       {"firstSeed", args.seed},
                       {"count", args.count},
                       {"minutes", std::isfinite(args.minutes) ? Json(args.minutes) : Json(nullptr)},
@@ -191,16 +155,19 @@ int fuzz_target_command(const FuzzTargetArgs& args) {
 
   Tally tally;
   std::map<std::uint64_t, TraceRecord> done;  // by trace index: summary.json lists them so
-  int shrunk = 0;
+  ShrinkChoice shrink_choice(static_cast<std::uint64_t>(std::max(0, args.shrink)));
   double spent = 0;  // seconds of the campaign's earlier runs
   for (TraceRecord& r : records) {
     tally.count(r);
-    shrunk += r.shrunk ? 1 : 0;
     spent = std::max(spent, r.at);
     done.emplace(r.index, std::move(r));
   }
+  // A resumed campaign has met its records' signatures already, in trace order.
+  for (const auto& [i, r] : done)
+    if (!r.failure.is_null() && r.failure.value("kind", std::string()) == "not allowed")
+      shrink_choice.meet(r.failure.value("signature", std::string()));
   const StopSignals stop_signals;
-  Adapter adapter(command.value(), options, serve, fixed);
+  Adapter adapter(target.command, options, serve, target.fixed);
   const bool tty = isatty(STDERR_FILENO);
   const auto start = std::chrono::steady_clock::now();
   const auto elapsed = [&] {
@@ -267,20 +234,24 @@ int fuzz_target_command(const FuzzTargetArgs& args) {
       if (!report) adapter_said(dir, record.flaky, ran);
     }
     if (is_failure(record.outcome)) {
-      // Kept: the trace, what the adapter did, and check's explanation; the first few shrunk.
+      // Kept: the trace, what the adapter did, and check's explanation; the first of each
+      // signature shrunk (ShrinkChoice), with the minimal trace's log, report and page.
       Json entry = keep("failures");
       if (args.reruns > 0) entry["reruns"] = reruns;
       if (!report) adapter_said(dir, entry, ran);
-      if (report && shrunk < args.shrink) {
+      entry["signature"] =
+          report && report->divergence ? report->divergence->signature : failure_signature(ran);
+      if (report && shrink_choice.meet(entry["signature"].get<std::string>())) {
         check::ShrinkStats stats;
+        KeepsItsFailure keeps(adapter, entry["signature"].get<std::string>());
         const Trace minimal = check::shrink(
-            trace, [&](const Trace& t) { return adapter.fails(t); }, &stats);
+            trace, [&](const Trace& t) { return keeps(t); }, &stats);
         if (stop_requested()) {  // its candidates' runs were cut short: not a shrink
           fs::remove_all(dir, ec);
           return std::nullopt;
         }
-        write_text(dir / "minimal.trace.json", write_trace(minimal));
-        entry["minimal"] = (dir / "minimal.trace.json").string();
+        keep_minimal(dir, entry, minimal,
+                     keeps.last() ? *keeps.last() : Adapter::Judged{ran.log, *report}, options);
         entry["minimalCalls"] = stats.calls_after;
         entry["minimalAgents"] = stats.agents_after;
         record.shrunk = true;
@@ -302,7 +273,6 @@ int fuzz_target_command(const FuzzTargetArgs& args) {
       break;
     }
     tally.count(*record);
-    shrunk += record->shrunk ? 1 : 0;
     ++ran_here;
     done.emplace(i, std::move(*record));
     if (tty)

@@ -14,7 +14,7 @@ struct FuzzTargetArgs {
   std::uint64_t count = 0;  // at most this many traces (0: until the time budget is spent)
   std::uint64_t seed = 1;   // trace i uses seed + i, as `lockstep gen` does
   int steps = 12;           // at most this many top-level steps per trace
-  int shrink = 3;           // failures shrunk (the rest are kept as found)
+  int shrink = 3;           // signatures whose first failure is shrunk (ShrinkChoice, campaign.h)
   bool no_serve = false;    // the per-trace command even where the target has a serve command
   // A failure is run again this many times, settling kRerunSettleScale times longer, before it
   // is kept: one that an allowed run does not repeat is kept as "flaky", not as a failure.

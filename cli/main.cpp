@@ -98,7 +98,9 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   fuzz_cmd->add_option("--steps", fuzz_target.steps, "--target: top-level steps per trace, at most")
       ->capture_default_str();
-  fuzz_cmd->add_option("--shrink", fuzz_target.shrink, "--target: how many failures to shrink")
+  fuzz_cmd
+      ->add_option("--shrink", fuzz_target.shrink,
+                   "--target: shrink the first failure of each signature, for this many signatures")
       ->capture_default_str();
   fuzz_cmd
       ->add_option("--max-runs", fuzz_target.max_runs,
@@ -230,14 +232,22 @@ int main(int argc, char** argv) {
       "shrink",
       "Delta-debug a trace on which an implementation fails `check` down to a minimal one");
   shrink_cmd->add_option("trace", shrink.trace, "The failing trace")->required();
-  shrink_cmd
-      ->add_option("--cmd", shrink.command,
-                   "The adapter: its program and arguments, split into words at blanks, with "
-                   "'...', \"...\" and \\ as a shell's but no shell (no $, `, globs, ;, |, >); "
-                   "{trace} is the trace file it replays, {log} the log file it writes, each "
-                   "within its word (adapters/README.md)")
-      ->required();
+  auto* shrink_by_cmd =
+      shrink_cmd->add_option("--cmd", shrink.command,
+                             "The adapter: its program and arguments, split into words at blanks, "
+                             "with '...', \"...\" and \\ as a shell's but no shell (no $, `, "
+                             "globs, ;, |, >); {trace} is the trace file it replays, {log} the log "
+                             "file it writes, each within its word (adapters/README.md)");
+  auto* shrink_by_target = shrink_cmd->add_option(
+      "--target", shrink.target,
+      "Or a target of the targets file: its command (its serve command, where it has one) and "
+      "whether check reads its logs as partial");
+  shrink_by_cmd->excludes(shrink_by_target);
+  shrink_cmd->add_option("--targets", shrink.targets,
+                         "--target's registry (default: adapters/targets.json)");
   shrink_cmd->add_option("-o,--out", shrink.out, "Write the minimal trace here (default: stdout)");
+  shrink_cmd->add_option("--log-out", shrink.log_out,
+                         "Write the adapter's log of the minimal trace here");
   shrink_cmd->add_option("--profile", shrink.profile, "check's profile")
       ->check(CLI::IsMember({"normative", "intent"}))
       ->capture_default_str();

@@ -6,10 +6,11 @@
 
 Each "not allowed" (and "unknown") failure that summary.json lists is checked again with
 `lockstep check --json` (with --partial where adapters/targets.json marks the target's logs
-partial), and reduced to a signature: the first observed event no schedule explains and what the
-model logged there instead, each as its event kind, the op behind its target (request, query,
-postTask, ...) and outcome, plus whether the model's event belongs to an earlier, the same or a
-later step. Failures with one signature form a bucket; buckets are printed largest first with a
+partial), and reduced to its divergence's signature, which check gives (check/README.md,
+"Signatures"): the first observed event no schedule explains and what the model logged there
+instead, each as its event kind, the op behind its target (request, query, postTask, ...) and
+outcome, plus whether the model's event belongs to an earlier, the same or a later step.
+Failures with one signature form a bucket; buckets are printed largest first with a
 few seeds each, so that a campaign's thousands of logs come down to a few behaviours to minimize.
 
 With --divergences, the signature of every minimized divergence in that folder (a trace with the
@@ -32,69 +33,15 @@ from concurrent.futures import ThreadPoolExecutor
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def ops_by_id(trace):
-    """Maps every id an action defines (requests, queries, tasks, promises, ...) to its op."""
-    ops = {}
-
-    def walk(actions):
-        for a in actions or []:
-            if not isinstance(a, dict):
-                continue
-            if isinstance(a.get('id'), str):
-                ops[a['id']] = a.get('op', '?')
-            callback = a.get('callback')
-            if isinstance(callback, dict):
-                walk(callback.get('body'))
-            walk(a.get('body'))
-
-    walk(trace.get('steps'))
-    return ops
-
-
-def outcome(event):
-    """A settled event's outcome: the state, and a rejection's DOMException name or 'value'."""
-    if event.get('state') != 'rejected':
-        return event.get('state', '?')
-    reason = event.get('reason')
-    if isinstance(reason, dict) and 'DOMException' in reason:
-        return 'rejected ' + str(reason['DOMException'])
-    return 'rejected value'
-
-
-def describe(event, ops):
-    """An event without its ids and values: what kind of thing happened to what kind of op."""
-    kind = event.get('event', '?')
-    if kind == 'settled':
-        return f"settled {ops.get(event.get('target'), '?')} {outcome(event)}"
-    if kind == 'callback':
-        return 'callback ' + ('null lock' if event.get('lock') is None else
-                              (event.get('lock') or {}).get('mode', '?'))
-    if kind == 'threw':
-        error = event.get('error')
-        name = error.get('DOMException') if isinstance(error, dict) else None
-        return f"threw {event.get('op', '?')} {name or 'value'}"
-    return kind
-
-
-def signature(report, trace):
-    """The bucket of one check report, as (what the target did, what the model did instead);
-    None when check found no divergence."""
+def signature(report):
+    """The bucket of one check report: its divergence's signature, as `lockstep check --json`
+    gives it (check/README.md, "Signatures"), split into what the target did and what the model
+    did instead; None when check found no divergence."""
     divergence = report.get('divergence')
-    if not divergence:
+    if not divergence or not divergence.get('signature'):
         return None
-    ops = ops_by_id(trace)
-    observed = divergence.get('observed') or {}
-    instead = divergence.get('instead') or []
-    # No observed event: the agent's events ended where the model logs more.
-    seen = describe(observed, ops) if observed else "the agent's events end"
-    if not instead:
-        return seen, 'instead: nothing more' + (
-            ' (the model could stop)' if divergence.get('modelCouldStop') else '')
-    kinds = sorted({describe(e, ops) for e in instead})
-    steps = {('earlier' if e.get('step', 0) < observed.get('step', 0) else
-              'later' if e.get('step', 0) > observed.get('step', 0) else 'same')
-             for e in instead}
-    return seen, f"instead: {' / '.join(kinds)} | model's step {'/'.join(sorted(steps))}"
+    did, _, instead = divergence['signature'].partition(' | ')
+    return did, instead
 
 
 def key_text(key):
@@ -141,8 +88,7 @@ def known_signatures(lockstep, folder, target, partial, max_runs):
         verdict, report = check(lockstep, trace_path, os.path.join(folder, name), partial,
                                 max_runs)
         if verdict in ('not allowed', 'unknown'):
-            with open(trace_path) as f:
-                key = signature(report, json.load(f))
+            key = signature(report)
             if key:
                 known[key_text(key)].append(stem)
     return known
@@ -162,8 +108,7 @@ def bucket(results_dir, lockstep, divergences=None, max_runs=2000, jobs=2):
             return failure['seed'], verdict, (f'check failed: {report}', '')
         if verdict == 'allowed':
             return failure['seed'], verdict, ('allowed on this check', '')
-        with open(failure['trace']) as f:
-            key = signature(report, json.load(f))
+        key = signature(report)
         return failure['seed'], verdict, key or ('no divergence reported', '')
 
     with ThreadPoolExecutor(max_workers=jobs) as pool:

@@ -48,6 +48,7 @@ std::string explain(const Report& report) {
     for (const Event& e : d.instead) out << "  " << write_event(e) << "\n";
     if (d.model_could_stop) out << "  (nothing more for agent " << d.agent << ")\n";
   }
+  if (!d.signature.empty()) out << "signature: " << d.signature << "\n";
   if (!d.spec_steps.empty()) {
     // The whole list is in the JSON report; text keeps the line short.
     constexpr std::size_t kShown = 12;
@@ -240,6 +241,7 @@ std::string to_json(const Report& report, const std::string& trace_name) {
     div["specStepsLookedUp"] = d.spec_steps_looked_up;
     div["schedule"] = d.schedule;
     if (!d.part.empty()) div["part"] = d.part;
+    div["signature"] = d.signature;
     j["divergence"] = div;
   }
   j["assumptions"] = report.assumptions;

@@ -53,6 +53,7 @@
 #include "lockstep/check.h"
 #include "lockstep/choice_point.h"
 #include "lockstep/impl_engine.h"
+#include "lockstep/signature.h"
 #include "lockstep/spec_engine.h"
 #include "platform/errors.h"
 #include "platform/step.h"
@@ -999,11 +1000,14 @@ const char* verdict_name(Verdict verdict) {
   return "unknown";
 }
 
-Result<Report> check(const Trace& trace, const Log& observed, const Options& options) {
+namespace {
+
+// check() but for the divergence's signature.
+Result<Report> decide(const Trace& trace, const Log& observed, const Options& options) {
   if (observed.partial && !options.partial) {  // the log says it may lose events: --partial
     Options as_partial = options;
     as_partial.partial = true;
-    return check(trace, observed, as_partial);
+    return decide(trace, observed, as_partial);
   }
   for (std::size_t i = 0; i < observed.events.size(); ++i) {
     const std::string& agent = observed.events[i].agent;
@@ -1043,6 +1047,15 @@ Result<Report> check(const Trace& trace, const Log& observed, const Options& opt
   } catch (const spec::ReplayError& e) {
     return e.error;
   }
+}
+
+}  // namespace
+
+Result<Report> check(const Trace& trace, const Log& observed, const Options& options) {
+  Result<Report> report = decide(trace, observed, options);
+  if (report && report->divergence)
+    report->divergence->signature = divergence_signature(trace, *report->divergence);
+  return report;
 }
 
 }  // namespace lockstep::check

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <set>
+#include <string_view>
 
 #include "lockstep/trace_io.h"
 
@@ -75,6 +76,68 @@ class Shrinker {
     return changed;
   }
 
+  // Sets each option and flag an action gives back to its default, one at a time: a shared
+  // request made exclusive, ifAvailable, steal and a signal dropped (then the two-argument
+  // request() once nothing is left), a postTask's priority, signal and delay, a controller's
+  // priority, a step's `"settle": false`, a callback that throws or never settles made to
+  // return, and the values and reasons it carries. Dropping an option's signal may leave the
+  // controller that made it unused, which remove_unused then removes.
+  bool drop_options(Trace& t) {
+    bool changed = false;
+    for (std::size_t n = 0;; ++n) {
+      bool any = false;  // the trace has an n-th action at all
+      for (int choice = 0;; ++choice) {
+        Trace candidate = t;
+        std::size_t seen = 0;
+        Action* action = nullptr;
+        for_each_mutable(candidate.steps, [&](Action& a) {
+          if (seen++ == n) action = &a;
+        });
+        if (!action) break;
+        any = true;
+        const Reset reset = reset_option(*action, choice);
+        if (reset == Reset::NoMore) break;
+        if (reset == Reset::Changed && try_take(t, candidate)) changed = true;
+      }
+      if (!any) break;
+    }
+    return changed;
+  }
+
+  // Removes the actions that only make an object (a controller, a signal, a promise) that no
+  // action names: all of them at once, else one at a time.
+  bool remove_unused(Trace& t) {
+    const auto unused_makers = [](Trace& trace) {
+      std::set<std::string, std::less<>> named;
+      for_each_action(trace.steps, [&](const Action& a) { names_used(a, named); });
+      std::vector<Action*> makers;
+      for_each_mutable(trace.steps, [&](Action& a) {
+        if (makes_object_only(a.op) && !a.id.empty() && !named.count(std::string_view(a.id)))
+          makers.push_back(&a);
+      });
+      return makers;
+    };
+    Trace all = t;
+    const std::size_t unused = unused_makers(all).size();
+    if (unused == 0) return false;
+    for (Action* a : unused_makers(all)) a->op = Op::Mark, a->label = kRemoved;
+    erase_removed(all.steps);
+    if (try_take(t, all)) return true;
+    bool changed = false;
+    for (std::size_t i = 0; i < unused;) {
+      Trace one = t;
+      std::vector<Action*> makers = unused_makers(one);
+      if (i >= makers.size()) break;
+      makers[i]->op = Op::Mark, makers[i]->label = kRemoved;
+      erase_removed(one.steps);
+      if (try_take(t, one))
+        changed = true;
+      else
+        ++i;
+    }
+    return changed;
+  }
+
   // Renames a resource name to the first one used, so that fewer distinct names remain.
   bool merge_names(Trace& t) {
     std::vector<std::string> names;
@@ -92,6 +155,113 @@ class Shrinker {
   }
 
  private:
+  // Marks what remove_unused takes out; no trace's own mark has this label (it is not valid text
+  // for one: a mark's label is the trace's, and this one is erased before any reader sees it).
+  static constexpr const char* kRemoved = "\x01lockstep-removed";
+
+  enum class Reset { Changed, Unchanged, NoMore };
+
+  // The `choice`-th option or flag of `a` set back to its default: Changed when it was not,
+  // Unchanged when it already was, NoMore past the last choice.
+  static Reset reset_option(Action& a, int choice) {
+    const auto reset = [](auto& member, auto value) {
+      if (member == value) return Reset::Unchanged;
+      member = value;
+      return Reset::Changed;
+    };
+    switch (choice) {
+      case 0:
+        return reset(a.settle, true);
+      case 1:
+        return a.priority ? (a.priority.reset(), Reset::Changed) : Reset::Unchanged;
+      case 2:
+        return a.reason.has_value() ? (a.reason.reset(), Reset::Changed) : Reset::Unchanged;
+      case 3:
+        return a.value.has_value() ? (a.value.reset(), Reset::Changed) : Reset::Unchanged;
+      default:
+        break;
+    }
+    choice -= 4;
+    if (choice < 4) {  // request()'s options
+      if (!a.lock_options.has_value()) return Reset::Unchanged;
+      LockOptionsSpec& o = *a.lock_options;
+      switch (choice) {
+        case 0:
+          return reset(o.mode, LockMode::Exclusive);
+        case 1:
+          return reset(o.if_available, false);
+        case 2:
+          return reset(o.steal, false);
+        default:
+          return o.signal ? (o.signal.reset(), Reset::Changed) : Reset::Unchanged;
+      }
+    }
+    choice -= 4;
+    if (choice == 0) {  // the two-argument request(), once every option is its default
+      if (!a.lock_options.has_value()) return Reset::Unchanged;
+      const LockOptionsSpec& o = *a.lock_options;
+      if (o.mode != LockMode::Exclusive || o.if_available || o.steal || o.signal)
+        return Reset::Unchanged;
+      a.lock_options.reset();
+      return Reset::Changed;
+    }
+    choice -= 1;
+    if (choice < 3) {  // postTask()'s options
+      if (!a.task_options.has_value()) return Reset::Unchanged;
+      PostTaskOptionsSpec& o = *a.task_options;
+      if (choice == 0) return o.priority ? (o.priority.reset(), Reset::Changed) : Reset::Unchanged;
+      if (choice == 1) return o.signal ? (o.signal.reset(), Reset::Changed) : Reset::Unchanged;
+      return o.delay ? (o.delay.reset(), Reset::Changed) : Reset::Unchanged;
+    }
+    choice -= 3;
+    if (choice < 2) {  // what a callback does at its end
+      if (!a.callback.has_value()) return Reset::Unchanged;
+      Callback& c = *a.callback;
+      if (choice == 0) return reset(c.result, Callback::Result::Return);
+      return c.value.has_value() ? (c.value.reset(), Reset::Changed) : Reset::Unchanged;
+    }
+    return Reset::NoMore;
+  }
+
+  // Ops whose action does nothing but make an object (its id) for later actions to name.
+  static bool makes_object_only(Op op) {
+    return op == Op::NewAbortController || op == Op::NewTaskController || op == Op::TimeoutSignal ||
+           op == Op::TaskSignalAny || op == Op::NewPromise;
+  }
+
+  // The ids action `a` names (not the one it makes).
+  static void names_used(const Action& a, std::set<std::string, std::less<>>& named) {
+    for (const CompactString* id : {&a.signal, &a.controller, &a.target})
+      if (!id->empty()) named.emplace(std::string_view(*id));
+    if (a.lock_options.has_value() && a.lock_options->signal)
+      named.emplace(std::string_view(*a.lock_options->signal));
+    if (a.task_options.has_value() && a.task_options->signal)
+      named.emplace(std::string_view(*a.task_options->signal));
+    if (a.any_priority.has_value() && a.any_priority->signal)
+      named.emplace(std::string_view(*a.any_priority->signal));
+    if (a.signals.has_value())
+      for (const CompactString& s : *a.signals) named.emplace(std::string_view(s));
+  }
+
+  template <class F>
+  static void for_each_mutable(std::vector<Action>& actions, F&& f) {
+    for (Action& a : actions) {
+      f(a);
+      if (a.callback.has_value()) for_each_mutable(a.callback->body, f);
+      for_each_mutable(a.body, f);
+    }
+  }
+
+  static void erase_removed(std::vector<Action>& actions) {
+    std::erase_if(actions, [](const Action& a) {
+      return a.op == Op::Mark && std::string_view(a.label) == kRemoved;
+    });
+    for (Action& a : actions) {
+      if (a.callback.has_value()) erase_removed(a.callback->body);
+      erase_removed(a.body);
+    }
+  }
+
   static void remove_nth(Action& a, std::size_t n, std::size_t& seen, bool& removed) {
     for (std::vector<Action>* body : {a.callback ? &a.callback->body : nullptr, &a.body}) {
       if (!body) continue;
@@ -143,6 +313,8 @@ Trace shrink(const Trace& failing, const std::function<bool(const Trace&)>& fail
     changed = shrinker.remove_agents(t);
     changed = shrinker.remove_steps(t) || changed;
     changed = shrinker.remove_nested(t) || changed;
+    changed = shrinker.drop_options(t) || changed;
+    changed = shrinker.remove_unused(t) || changed;
     changed = shrinker.merge_names(t) || changed;
   }
   s.steps_after = t.steps.size();

@@ -103,6 +103,8 @@ struct Divergence {
   // part's trace, part_trace(trace, part), not the whole trace, and `matched` counts the part's
   // events.
   std::vector<std::string> part;
+  // What kind of failure it is, without ids, names and values (divergence_signature, signature.h).
+  std::string signature;
 };
 
 // The search under one combination of readings (Report::searches).
