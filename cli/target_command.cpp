@@ -57,8 +57,13 @@ std::variant<ResolvedTarget, std::string> resolve_target(const std::string& name
   // {lockstep} lets a targets file of one's own, anywhere, run lockstep's runners
   // (adapters/templates/).
   const fs::path own = own_adapters();
+  // {bin}: this binary's folder, where the build puts the programs beside it
+  // (lockstep-lockservice).
+  std::error_code ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
   t.fixed = {{"{adapters}", fs::absolute(t.targets_file).parent_path().string()},
-             {"{lockstep}", own.string()}};
+             {"{lockstep}", own.string()},
+             {"{bin}", ec ? std::string() : exe.parent_path().string()}};
   const auto unfillable = [&](const CommandWords& words) {
     return own.empty() && has_placeholder(words, "{lockstep}");
   };

@@ -24,7 +24,8 @@ struct ResolvedTarget {
   TargetEntry entry;
   CommandWords command;  // {trace} and {log} still to fill
   CommandWords serve;    // empty: the target has no serve command
-  Placeholders fixed;    // {adapters}: the targets file's folder; {lockstep}: own_adapters()
+  // {adapters}: the targets file's folder; {lockstep}: own_adapters(); {bin}: this binary's folder
+  Placeholders fixed;
   // The commands as given with {adapters} and {lockstep} filled in, for a reader.
   std::string shown(const std::string& words) const;
 };

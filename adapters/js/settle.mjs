@@ -111,8 +111,9 @@ export function settlesAt(steps) {
 // A settle() that waits until `activity()` has not changed for quietMs and three turns of the
 // runner's loop, at most limitMs: quiescence, never a fixed sleep. `turn` yields one turn;
 // `pause`, when given, is awaited between quiet turns so that the loop does not spin. `quietMs`
-// may be a function, asked at each settling (RoundTrips.quiet).
-export function quiescence(activity, { quietMs, limitMs, turn, pause }) {
+// may be a function, asked at each settling (RoundTrips.quiet). `busy`, when given, holds the
+// settling open while it says true (a relay whose calls are not answered yet).
+export function quiescence(activity, { quietMs, limitMs, turn, pause, busy }) {
   return async function settle() {
     const quiet = typeof quietMs === 'function' ? quietMs() : quietMs;
     const start = performance.now();
@@ -123,7 +124,7 @@ export function quiescence(activity, { quietMs, limitMs, turn, pause }) {
         seen = activity();
         last = performance.now();
         turns = 0;
-      } else if (++turns >= 3 && performance.now() - last >= quiet) {
+      } else if (++turns >= 3 && performance.now() - last >= quiet && !(busy && busy())) {
         return;
       } else if (turns >= 3 && pause) {
         await pause();

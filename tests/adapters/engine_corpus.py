@@ -24,6 +24,7 @@ LOCKSTEP, ROOT, TARGET = sys.argv[1], sys.argv[2], sys.argv[3]
 ADAPTERS = os.path.join(ROOT, "adapters")
 ENTRY = json.load(open(os.path.join(ADAPTERS, "targets.json")))["targets"][TARGET]
 SERVE = "serve" in ENTRY and sys.argv[4:] != ["--one-shot"]
+BIN = os.path.dirname(os.path.abspath(LOCKSTEP))  # {bin}: the build's programs
 RERUN_SETTLE_SCALE = "4"  # fuzz_target.h's kRerunSettleScale
 COMMAND = ENTRY["command"]
 server = None  # the serve command's process, with --serve
@@ -38,14 +39,15 @@ def run_adapter(trace, log, settle_scale=None):
     global server
     if SERVE and settle_scale is None:
         if server is None:
-            server = subprocess.Popen([a.replace("{adapters}", ADAPTERS)
+            server = subprocess.Popen([a.replace("{adapters}", ADAPTERS).replace("{bin}", BIN)
                                        for a in shlex.split(ENTRY["serve"])],
                                       stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
         server.stdin.write(json.dumps({"trace": trace, "log": log}) + "\n")
         server.stdin.flush()
         answer = json.loads(server.stdout.readline())
         return answer["exit"], answer["message"]
-    argv = [a.replace("{adapters}", ADAPTERS).replace("{trace}", trace).replace("{log}", log)
+    argv = [a.replace("{adapters}", ADAPTERS).replace("{bin}", BIN).replace("{trace}", trace)
+            .replace("{log}", log)
             for a in shlex.split(COMMAND)]
     env = dict(os.environ, LOCKSTEP_SETTLE_SCALE=settle_scale) if settle_scale else None
     done = subprocess.run(argv, capture_output=True, text=True, timeout=180, env=env)

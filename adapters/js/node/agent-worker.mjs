@@ -29,6 +29,15 @@ parentPort.on('message', (m) => {
   // The step's own task ends after its microtask checkpoint: Node drains every microtask (chained
   // ones too) before it runs the tick queue, so a tick queued from the first microtask after the
   // step runs once the checkpoint is over, and before any other task of this thread.
-  queueMicrotask(() => process.nextTick(() => { own = null; }));
+  // A step that does not settle, with --lock-manager: once the step's task is over, microtasks
+  // included, the runner is told how many calls the client has sent, and waits for the lock
+  // manager to have them all before the next step.
+  queueMicrotask(() => process.nextTick(() => {
+    own = null;
+    if (m.ack) {
+      parentPort.postMessage({ type: 'performed', step: m.step,
+        sent: navigator.locks?.[Symbol.for('lockstep.lock-manager.sent')] ?? 0 });
+    }
+  }));
 });
 parentPort.postMessage({ type: 'ready' });

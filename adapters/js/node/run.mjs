@@ -2,12 +2,15 @@
 // per agent, and writes the observed lockstep-log.
 //
 //   node adapters/js/node/run.mjs TRACE LOG [--preload MODULE] [--hide-locks]
+//   node adapters/js/node/run.mjs TRACE LOG --lock-manager PROGRAM
 //
 // --hide-locks removes Node's own navigator.locks (the getter on Navigator.prototype) from the
 // runner and every agent before anything else runs, and --preload then loads MODULE (a path)
 // there: a polyfill under test and the glue that installs it (../polyfills/web-locks.mjs). When
 // MODULE exports attachWorker(worker), the runner calls it with each agent's Worker (a polyfill
-// that coordinates threads through their parent needs it).
+// that coordinates threads through their parent needs it), and the agent it stands for.
+// --lock-manager PROGRAM judges a lock manager written in any language, PROGRAM, which speaks
+// the lock-manager protocol (adapters/protocol/README.md) on its stdin and stdout.
 //
 // Exit 0 when the log was written; 4 when the trace needs what Node cannot express (printed as
 // "cannot express: ..."); 1 when the replay failed. After each step that settles, the runner
@@ -31,12 +34,20 @@ const OPS = ['request', 'query', 'newAbortController', 'abort', 'newPromise', 's
   'queueMicrotask', 'run', 'await', 'mark', 'terminate'];
 
 const args = process.argv.slice(2);
-const preload = takeOption(args, '--preload');
-const hideLocks = takeFlag(args, '--hide-locks');
+let preload = takeOption(args, '--preload');
+let hideLocks = takeFlag(args, '--hide-locks');
+// --lock-manager PROGRAM: navigator.locks over the lock-manager protocol, PROGRAM deciding
+// (../protocol/lock-manager-client.mjs); Node's own navigator.locks is hidden.
+const lockManager = takeOption(args, '--lock-manager');
 const [traceFile, logFile] = args;
-if (!traceFile || !logFile || args.length !== 2) {
-  console.error('usage: run.mjs TRACE LOG [--preload MODULE] [--hide-locks]');
+if (!traceFile || !logFile || args.length !== 2 || (lockManager && preload)) {
+  console.error('usage: run.mjs TRACE LOG [--preload MODULE] [--hide-locks] | [--lock-manager PROGRAM]');
   process.exit(2);
+}
+if (lockManager) {
+  process.env.LOCKSTEP_LOCK_MANAGER = resolve(lockManager);
+  preload = new URL('../protocol/lock-manager-client.mjs', import.meta.url).pathname;
+  hideLocks = true;
 }
 if (hideLocks) hideNativeLocks();
 let preloaded = {};
@@ -50,7 +61,9 @@ if (preloadUrl) {
   }
 }
 const trace = JSON.parse(readFileSync(traceFile, 'utf8'));
-const reason = cannotExpress(trace, { ops: OPS, features: [] });
+// A lock manager of the protocol has a lock manager per storage key, and refuses opaque origins.
+const reason = cannotExpress(trace,
+  { ops: OPS, features: lockManager ? ['origins', 'partitions', 'opaque'] : [] });
 if (reason) {
   console.error(`cannot express: ${reason}`);
   process.exit(4);
@@ -61,17 +74,19 @@ const limitMs = scale * Number(process.env.LOCKSTEP_SETTLE_LIMIT_MS || 2000);
 
 const recorder = new Recorder();
 const workers = new Map();
+const performed = new Map();  // agent id -> what its next step acknowledgement resolves
 const ready = [];
 for (const agent of trace.agents) {
   const worker = new Worker(new URL('./agent-worker.mjs', import.meta.url),
     { workerData: { preload: preloadUrl, hideLocks } });
   workers.set(agent.id, worker);
-  if (preloaded.attachWorker) preloaded.attachWorker(worker);
+  if (preloaded.attachWorker) preloaded.attachWorker(worker, agent);
   ready.push(new Promise((resolve) => {
     worker.on('message', (m) => m.type === 'ready' && resolve());
     worker.once('error', resolve);  // recorded below: the run fails
   }));
   worker.on('message', (m) => {
+    if (m.type === 'performed') performed.get(agent.id)?.(m.sent);
     if (m.type === 'event') recorder.event(agent.id, m.own, m.event);
     else if (m.type === 'error') recorder.error(`agent ${agent.id}, step ${m.step}: ${m.message}`);
   });
@@ -79,15 +94,23 @@ for (const agent of trace.agents) {
 }
 await Promise.all(ready);
 
-const settle = quiescence(() => recorder.activity, {
-  quietMs, limitMs,
+// A preloaded module that relays the agents' calls (--lock-manager) counts what it relays, and is
+// busy while a call has not been answered.
+const settle = quiescence(() => recorder.activity + (preloaded.activity ? preloaded.activity() : 0), {
+  quietMs, limitMs, busy: preloaded.busy,
   turn: () => new Promise((resolve) => setImmediate(resolve)),
   pause: () => new Promise((resolve) => setTimeout(resolve, 1)),
 });
 await replaySteps(trace.steps, recorder, {
   perform: async (i, step) => {
     if (step.op !== 'terminate') {
-      workers.get(step.agent).postMessage({ type: 'perform', step: i, action: step });
+      // With --lock-manager, a step that does not settle is followed by the next once the lock
+      // manager has its calls: agents are threads, and another agent's next call could reach it
+      // first (adapters/README.md, "Steps that do not settle").
+      const ack = Boolean(lockManager) && step.settle === false;
+      const acked = ack && new Promise((resolve) => performed.set(step.agent, resolve));
+      workers.get(step.agent).postMessage({ type: 'perform', step: i, action: step, ack });
+      if (ack) await preloaded.delivered(step.agent, await acked);
       return;
     }
     await workers.get(step.agent).terminate();
