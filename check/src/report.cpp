@@ -1,8 +1,10 @@
 // The three forms of a check report (check.h).
+#include <algorithm>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "lockstep/check.h"
+#include "lockstep/explain.h"
 #include "lockstep/log_compare.h"
 
 namespace lockstep::check {
@@ -49,18 +51,38 @@ std::string explain(const Report& report) {
     if (d.model_could_stop) out << "  (nothing more for agent " << d.agent << ")\n";
   }
   if (!d.signature.empty()) out << "signature: " << d.signature << "\n";
-  if (!d.spec_steps.empty()) {
-    // The whole list is in the JSON report; text keeps the line short.
+  if (!d.why.empty()) out << "why: " << d.why << "\n";
+  if (!d.rests_on.empty()) {
+    out << "the spec's rule there:\n";
+    for (const std::string& id : d.rests_on) out << "  " << step_words(id) << "\n";
+  }
+  // The unit's steps of the spec the rule is in (all of them when no rule is known); the whole
+  // list is in the JSON report, and text keeps the line short.
+  const std::string spec = d.rests_on.empty() ? "" : step_spec(d.rests_on.front());
+  std::vector<std::string> shown;
+  for (const std::string& id : d.spec_steps)
+    if ((spec.empty() || step_spec(id) == spec) &&
+        std::find(d.rests_on.begin(), d.rests_on.end(), id) == d.rests_on.end())
+      shown.push_back(id);
+  if (!shown.empty()) {
     constexpr std::size_t kShown = 12;
-    out << "spec steps of the unit that logged it instead:";
-    for (std::size_t i = 0; i < d.spec_steps.size() && i < kShown; ++i)
-      out << (i ? ", " : " ") << d.spec_steps[i];
-    if (d.spec_steps.size() > kShown) out << " (+" << d.spec_steps.size() - kShown << " more)";
+    out << (spec.empty() ? std::string("spec steps of the unit that logged it instead:")
+                         : "other " + spec + " steps of the unit that logged it instead:");
+    for (std::size_t i = 0; i < shown.size() && i < kShown; ++i)
+      out << (i ? ", " : " ") << shown[i];
+    if (shown.size() > kShown) out << " (+" << shown.size() - kShown << " more)";
     out << "\n";
-  } else if (!d.spec_steps_looked_up && !d.instead.empty() && report.time_ran_out) {
+  } else if (!spec.empty() && !d.spec_steps.empty()) {
+    const auto others = std::count_if(d.spec_steps.begin(), d.spec_steps.end(),
+                                      [&](const std::string& id) { return step_spec(id) != spec; });
+    if (others > 0)
+      out << "other steps of the unit that logged it instead: none of " << spec << "; " << others
+          << " of other specs and HTML's patches (check --json's specSteps)\n";
+  } else if (d.spec_steps.empty() && !d.spec_steps_looked_up && !d.instead.empty() &&
+             report.time_ran_out) {
     out << "spec steps: not looked up (the time budget ran out, and the model replay that looks "
            "them up was not begun; --model-only searches the model, which names them)\n";
-  } else if (!d.spec_steps_looked_up && !d.instead.empty()) {
+  } else if (d.spec_steps.empty() && !d.spec_steps_looked_up && !d.instead.empty()) {
     out << "spec steps: not looked up (the budget ran out on the impl engine, and a model "
            "replay of the divergence's schedule did not get there; --model-only searches the "
            "model, which names them)\n";
@@ -242,6 +264,8 @@ std::string to_json(const Report& report, const std::string& trace_name) {
     div["schedule"] = d.schedule;
     if (!d.part.empty()) div["part"] = d.part;
     div["signature"] = d.signature;
+    div["why"] = d.why;
+    div["restsOn"] = d.rests_on;
     j["divergence"] = div;
   }
   j["assumptions"] = report.assumptions;

@@ -52,6 +52,7 @@
 #include "independence.h"
 #include "lockstep/check.h"
 #include "lockstep/choice_point.h"
+#include "lockstep/explain.h"
 #include "lockstep/impl_engine.h"
 #include "lockstep/signature.h"
 #include "lockstep/spec_engine.h"
@@ -1002,7 +1003,7 @@ const char* verdict_name(Verdict verdict) {
 
 namespace {
 
-// check() but for the divergence's signature.
+// check() but for the divergence's signature and explanation.
 Result<Report> decide(const Trace& trace, const Log& observed, const Options& options) {
   if (observed.partial && !options.partial) {  // the log says it may lose events: --partial
     Options as_partial = options;
@@ -1053,8 +1054,13 @@ Result<Report> decide(const Trace& trace, const Log& observed, const Options& op
 
 Result<Report> check(const Trace& trace, const Log& observed, const Options& options) {
   Result<Report> report = decide(trace, observed, options);
-  if (report && report->divergence)
-    report->divergence->signature = divergence_signature(trace, *report->divergence);
+  if (report && report->divergence) {
+    Divergence& d = *report->divergence;
+    d.signature = divergence_signature(trace, d);
+    Why why = divergence_why(trace, d);
+    d.why = std::move(why.text);
+    d.rests_on = std::move(why.rests_on);
+  }
   return report;
 }
 

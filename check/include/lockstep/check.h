@@ -105,6 +105,9 @@ struct Divergence {
   std::vector<std::string> part;
   // What kind of failure it is, without ids, names and values (divergence_signature, signature.h).
   std::string signature;
+  // Why, in words, and the spec steps that rule on it, the deciding one first (explain.h).
+  std::string why;
+  std::vector<std::string> rests_on;
 };
 
 // The search under one combination of readings (Report::searches).
