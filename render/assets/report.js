@@ -442,6 +442,16 @@ function verdictBlock(data) {
       if (d.modelCouldStop) ul.append(el('li', { text: `nothing more for agent ${d.agent}` }));
       box.append(el('p', { text: 'What the model allowed there instead:' }), ul);
     }
+    // Why, in words, and the spec's rule there (check/README.md, "Why").
+    if (d.why) box.append(el('p', { class: 'why' }, el('b', { text: 'Why: ' }), el('span', { text: d.why })));
+    if (d.restsOn && d.restsOn.length) {
+      const p = el('p', { class: 'steps' }, el('span', { text: 'The spec\'s rule there: ' }));
+      d.restsOn.forEach((id, i) => {
+        if (i) p.append(', ');
+        p.append(specLink(data, id));
+      });
+      box.append(p);
+    }
     if (d.specSteps.length) {
       // The steps of the unit that logged what the model allowed instead (check/README.md).
       const shown = 10;

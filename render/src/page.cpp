@@ -165,7 +165,11 @@ Result<std::string> render_page(const Trace& trace, const Options& options) {
     shown.readings = r.readings;
     data["check"] = Json::parse(check::to_json(r, trace.name));
     data["observed"] = Json{{"events", Json::parse(write_log(observed))["events"]}};
-    if (r.divergence) referenced = r.divergence->spec_steps;
+    if (r.divergence) {
+      referenced = r.divergence->spec_steps;
+      referenced.insert(referenced.end(), r.divergence->rests_on.begin(),
+                        r.divergence->rests_on.end());
+    }
   }
   auto timeline = collect_timeline(shown);
   if (!timeline) return timeline.error();
