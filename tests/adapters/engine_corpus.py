@@ -10,7 +10,7 @@ A target that serves many traces from one process (targets.json "serve") is repl
 divergence is run once more, as `fuzz --target` runs a failure again before keeping it: through
 the one-shot command with LOCKSTEP_SETTLE_SCALE=4 (adapters/README.md, "Flaky failures"); one
 that this run does not repeat is reported as flaky, not as a failure.
-Usage: engine_corpus.py LOCKSTEP SOURCE_DIR TARGET [--one-shot]
+Usage: engine_corpus.py LOCKSTEP SOURCE_DIR TARGET [--one-shot] [--record FILE]
 """
 import json
 import os
@@ -21,9 +21,13 @@ import sys
 import tempfile
 
 LOCKSTEP, ROOT, TARGET = sys.argv[1], sys.argv[2], sys.argv[3]
+OPTIONS = sys.argv[4:]
+# --record FILE: the run's outcome per corpus trace and its counts, as JSON, for
+# scripts/conformance_tables.py (docs/campaigns/TARGET/corpus.json).
+RECORD = OPTIONS[OPTIONS.index("--record") + 1] if "--record" in OPTIONS else None
 ADAPTERS = os.path.join(ROOT, "adapters")
 ENTRY = json.load(open(os.path.join(ADAPTERS, "targets.json")))["targets"][TARGET]
-SERVE = "serve" in ENTRY and sys.argv[4:] != ["--one-shot"]
+SERVE = "serve" in ENTRY and "--one-shot" not in OPTIONS
 BIN = os.path.dirname(os.path.abspath(LOCKSTEP))  # {bin}: the build's programs
 RERUN_SETTLE_SCALE = "4"  # fuzz_target.h's kRerunSettleScale
 COMMAND = ENTRY["command"]
@@ -78,6 +82,7 @@ def main():
     scratch = tempfile.mkdtemp()
     log = os.path.join(scratch, "node.log.json")
     counts = {}
+    outcomes = {}  # corpus trace -> its outcome
     reasons = {}  # what it cannot express, and how many corpus traces
     for folder, _, files in sorted(os.walk(CORPUS)):
         for f in sorted(files):
@@ -85,6 +90,7 @@ def main():
                 continue
             name = os.path.relpath(os.path.join(folder, f), CORPUS)[: -len(".trace.json")]
             outcome, detail = replay(os.path.join(folder, f), log)
+            outcomes[name] = outcome
             counts[outcome] = counts.get(outcome, 0) + 1
             if outcome == "cannot":
                 # The reason, as fuzz --target counts it: the trace's own ids left out.
@@ -131,6 +137,17 @@ def main():
     if reasons:
         print("cannot express: " + "; ".join(
             f"{n} {r}" for r, n in sorted(reasons.items(), key=lambda item: (-item[1], item[0]))))
+    if RECORD:
+        import datetime
+        with open(RECORD, "w") as out:
+            json.dump({"target": TARGET, "version": known.get("version"),
+                       "date": datetime.date.today().isoformat(), "served": SERVE,
+                       "traces": len(outcomes), "counts": counts,
+                       "cannotExpress": dict(sorted(reasons.items(), key=lambda i: (-i[1], i[0]))),
+                       "explainedBy": {n: known["corpus"][n] for n in sorted(outcomes)
+                                       if n in known["corpus"] and outcomes[n] not in ("allowed", "cannot")},
+                       "failures": failures, "outcomes": outcomes}, out, indent=1)
+            out.write("\n")
     for f in failures:
         print("FAIL", f)
     sys.exit(1 if failures else 0)
