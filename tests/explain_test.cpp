@@ -44,6 +44,14 @@ Divergence divergence_of(const std::string& events) {
   return report->divergence.value_or(Divergence{});
 }
 
+// check's why on a log of `events`, and the first spec step of its rule.
+void expect_why(const std::string& events, const std::string& why, const std::string& rule) {
+  const Divergence d = divergence_of(events);
+  EXPECT_EQ(d.why, why);
+  ASSERT_FALSE(d.rests_on.empty());
+  EXPECT_EQ(d.rests_on.front(), rule);
+}
+
 TEST(Why, TheSpecsOwnLogIsAllowed) {
   auto trace = read_trace(kTrace);
   ASSERT_TRUE(trace);
@@ -56,27 +64,23 @@ TEST(Why, TheSpecsOwnLogIsAllowed) {
 }
 
 TEST(Why, ALockOfTheWrongModeNamesTheLocksMode) {
-  const Divergence d = divergence_of(
-      R"({"step": 0, "agent": "A", "event": "callback", "request": "s", "lock": {"name": "res", "mode": "exclusive"}})");
-  EXPECT_EQ(d.why,
-            "in the spec, s's callback runs with a shared lock on res; in the implementation, s's "
-            "callback runs with an exclusive lock on res (a Lock has the mode and name of the "
-            "request it grants)");
-  ASSERT_FALSE(d.rests_on.empty());
-  EXPECT_EQ(d.rests_on.front(), "dom-lock-mode 1");
+  expect_why(
+      R"({"step": 0, "agent": "A", "event": "callback", "request": "s", "lock": {"name": "res", "mode": "exclusive"}})",
+      "in the spec, s's callback runs with a shared lock on res; in the implementation, s's "
+      "callback runs with an exclusive lock on res (a Lock has the mode and name of the request "
+      "it grants)",
+      "dom-lock-mode 1");
 }
 
+// Its signal was aborted before the request was made: request() itself rejects.
 TEST(Why, OnlyTheStepDiffers) {
-  const Divergence d = divergence_of(
+  expect_why(
       std::string(kCallback) + "," +
-      R"({"step": 4, "agent": "A", "event": "settled", "target": "r", "state": "rejected", "reason": {"DOMException": "AbortError"}})" +
-      "," + kQuery);
-  EXPECT_EQ(d.why,
-            "only the step differs: r rejects with an AbortError in step 4, where the spec has it "
-            "in step 3 (the implementation is late: the spec finishes it before step 3 settles)");
-  // Its signal was aborted before the request was made: request() itself rejects.
-  ASSERT_FALSE(d.rests_on.empty());
-  EXPECT_EQ(d.rests_on.front(), "dom-lockmanager-request 9");
+          R"({"step": 4, "agent": "A", "event": "settled", "target": "r", "state": "rejected", "reason": {"DOMException": "AbortError"}})" +
+          "," + kQuery,
+      "only the step differs: r rejects with an AbortError in step 4, where the spec has it in "
+      "step 3 (the implementation is late: the spec finishes it before step 3 settles)",
+      "dom-lockmanager-request 9");
 }
 
 TEST(Why, AnAgentWhoseEventsStopEarly) {
@@ -85,14 +89,12 @@ TEST(Why, AnAgentWhoseEventsStopEarly) {
 }
 
 TEST(Why, ASnapshotSaysWhatItLacks) {
-  const Divergence d = divergence_of(
+  expect_why(
       std::string(kCallback) + "," + kRejected + "," +
-      R"({"step": 4, "agent": "B", "event": "settled", "target": "q", "state": "fulfilled", "value": {"held": [], "pending": []}})");
-  EXPECT_EQ(d.why,
-            "the snapshot of q is not one the spec takes here: the spec's snapshot has res shared "
-            "by A held, the implementation's does not");
-  ASSERT_FALSE(d.rests_on.empty());
-  EXPECT_EQ(d.rests_on.front(), "algorithm-snapshot-state 6");
+          R"({"step": 4, "agent": "B", "event": "settled", "target": "q", "state": "fulfilled", "value": {"held": [], "pending": []}})",
+      "the snapshot of q is not one the spec takes here: the spec's snapshot has res shared by A "
+      "held, the implementation's does not",
+      "algorithm-snapshot-state 6");
 }
 
 TEST(Why, StepsAreNamedWithTheirWords) {

@@ -41,23 +41,13 @@ class Server {
     if (!m.is_object() || !m.contains("type") || !m["type"].is_string())
       return refuse("not a message: expected an object with a \"type\"");
     const std::string type = m["type"];
-    bool ok = false;
-    if (type == "agent")
-      ok = agent(m);
-    else if (type == "request")
-      ok = request(m);
-    else if (type == "release")
-      ok = release(m);
-    else if (type == "abort")
-      ok = abort(m);
-    else if (type == "query")
-      ok = query(m);
-    else if (type == "terminate")
-      ok = terminate(m);
-    else if (type == "sync")
-      ok = sync(m);
-    else
-      return refuse("unknown message type \"" + type + "\"");
+    static const std::map<std::string, bool (Server::*)(const Json&), std::less<>> kHandlers = {
+        {"agent", &Server::agent}, {"request", &Server::request}, {"release", &Server::release},
+        {"abort", &Server::abort}, {"query", &Server::query},     {"terminate", &Server::terminate},
+        {"sync", &Server::sync}};
+    const auto handler = kHandlers.find(type);
+    if (handler == kHandlers.end()) return refuse("unknown message type \"" + type + "\"");
+    const bool ok = (this->*handler->second)(m);
     // What the call queued for the agents' event loops, in the lock task queue's order.
     for (; !posted_.empty(); posted_.pop_front()) posted_.front()();
     return ok;
