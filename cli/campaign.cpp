@@ -50,7 +50,8 @@ void forget_shrink(TraceRecord& record) {
     std::filesystem::remove(record.failure[f.member].get<std::string>(), ec);
     record.failure.erase(f.member);
   }
-  for (const char* key : {"minimalCalls", "minimalAgents"}) record.failure.erase(key);
+  for (const char* key : {"minimalCalls", "minimalAgents", "minimalPageError"})
+    record.failure.erase(key);
 }
 
 namespace {

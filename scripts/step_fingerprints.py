@@ -36,7 +36,8 @@ def step_texts(source, locate):
     at = source.find(locate)
     if at < 0:
         return None
-    begin = source.rfind("<div algorithm", 0, at)
+    # The block that holds `locate`: a locate text may be the block's own opening tag.
+    begin = source.rfind("<div algorithm", 0, at + len("<div algorithm"))
     end = source.find("</div>", at)
     lines = source[begin:end].split("\n")
     out, counters, indents = {}, [], []
@@ -92,6 +93,12 @@ def main():
             texts = step_texts(source, algorithm["locate"])
             if texts is None:
                 problems.append(f"{spec}: {anchor}: its locate text is not in {index['source']}")
+                continue
+            indexed = set(algorithm["steps"])
+            if set(texts) != indexed:
+                problems.append(f"{spec}: {anchor}: the source's steps {sorted(set(texts) - indexed)} "
+                                f"are not indexed, the index's {sorted(indexed - set(texts))} are "
+                                "not in the source")
                 continue
             now = fingerprint(texts)
             was = algorithm.get("fingerprint")

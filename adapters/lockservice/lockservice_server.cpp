@@ -90,6 +90,9 @@ class Server {
     if (requests_.count(id)) return refuse("request: \"" + id + "\" twice");
     if (m["mode"] != "shared" && m["mode"] != "exclusive")
       return refuse("request: \"mode\" is \"shared\" or \"exclusive\"");
+    for (const char* flag : {"ifAvailable", "steal"})
+      if (m.contains(flag) && !m[flag].is_boolean())
+        return refuse(std::string("request: \"") + flag + "\" is true or false");
     LockService::RequestOptions options;
     options.mode = m["mode"] == "shared" ? Mode::Shared : Mode::Exclusive;
     options.if_available = m.value("ifAvailable", false);
@@ -150,7 +153,8 @@ class Server {
 
   // Everything before it is done: what it posted is written before the answer.
   bool sync(const Json& m) {
-    if (!m.contains("sync")) return refuse("sync: expected a \"sync\" member");
+    if (!m.contains("sync") || !m["sync"].is_number_integer())
+      return refuse("sync: expected a \"sync\" number");
     posted_.push_back([sync = m["sync"]] { write({{"type", "synced"}, {"sync", sync}}); });
     return true;
   }

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <iterator>
-#include <optional>
 
 #include "lockstep/log_compare.h"
 #include "lockstep/signature.h"
@@ -86,37 +85,20 @@ std::string words(const Event& e) {
   return write_event(e);
 }
 
-// `f` on a step and every action in it.
-template <class F>
-void for_each_in_step(const Action& step, F&& f) {
-  f(step);
-  if (step.callback) for_each_action(step.callback->body, f);
-  for_each_action(step.body, f);
-}
-
-// The top-level step that holds `target` (itself or in a body), or none.
-std::optional<std::size_t> step_holding(const Trace& trace, const Action& target) {
-  for (std::size_t i = 0; i < trace.steps.size(); ++i) {
-    bool found = false;
-    for_each_in_step(trace.steps[i], [&](const Action& a) { found |= &a == &target; });
-    if (found) return i;
-  }
-  return std::nullopt;
-}
-
-// Whether a step before the request's aborts its signal: request() then rejects at once.
-bool aborted_before(const Trace& trace, const Action& request) {
-  const auto at = step_holding(trace, request);
-  if (!at) return false;
+// Whether an action aborts the request's signal: `before` when one comes ahead of the request
+// in the trace's order (request() then rejects at once), else after it. The trace's order stands
+// for the order they run in, which a callback's body may not keep (it runs when it is called).
+enum class SignalAborted { Never, Before, After };
+SignalAborted signal_aborted(const Trace& trace, const Action& request) {
   const std::string_view signal = *request.lock_options->signal;
-  for (std::size_t i = 0; i < *at; ++i) {
-    bool aborts = false;
-    for_each_in_step(trace.steps[i], [&](const Action& a) {
-      aborts |= a.op == Op::Abort && std::string_view(a.signal) == signal;
-    });
-    if (aborts) return true;
-  }
-  return false;
+  bool seen_request = false;
+  SignalAborted found = SignalAborted::Never;
+  for_each_action(trace.steps, [&](const Action& a) {
+    if (&a == &request) seen_request = true;
+    if (found == SignalAborted::Never && a.op == Op::Abort && std::string_view(a.signal) == signal)
+      found = seen_request ? SignalAborted::After : SignalAborted::Before;
+  });
+  return found;
 }
 
 // The steps of the spec that decide an event of the model's, the deciding one first.
@@ -147,10 +129,13 @@ std::vector<std::string> deciding_steps(const Trace& trace, const Event& e) {
   if (name == "NotSupportedError")
     return {"dom-lockmanager-request 5", "dom-lockmanager-request 6", "dom-lockmanager-request 7",
             "dom-lockmanager-request 8"};
-  const bool signal = made->lock_options.has_value() && made->lock_options->signal;
-  if (signal && aborted_before(trace, *made))
+  const SignalAborted aborted = made->lock_options.has_value() && made->lock_options->signal
+                                    ? signal_aborted(trace, *made)
+                                    : SignalAborted::Never;
+  if (aborted == SignalAborted::Before)
     return {"dom-lockmanager-request 9", "signal-to-abort-the-request 2"};
-  if (signal) return {"signal-to-abort-the-request 2", "dom-lockmanager-request 9"};
+  if (aborted == SignalAborted::After)
+    return {"signal-to-abort-the-request 2", "dom-lockmanager-request 9"};
   if (name == "AbortError") return {"algorithm-request-lock 3.4.1.1.2"};
   return {"concept-lock 2"};
 }

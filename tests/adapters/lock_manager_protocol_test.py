@@ -104,6 +104,18 @@ code = server.wait()
 if code != 2 or [m.get("type") for m in answer] != ["error"] or list(FROM.iter_errors(answer[0])):
     problems.append(f"a mode the protocol lacks: exit {code}, said {answer}; expected one error "
                     "message and exit 2")
+# Members of the wrong type are refused as the protocol's errors, never a crash.
+for bad in ({"type": "request", "agent": "A", "request": "x", "name": "r", "mode": "exclusive",
+             "ifAvailable": False, "steal": "yes"},
+            {"type": "sync", "sync": "soon"}, [1, 2], "text"):
+    lone = subprocess.run([os.path.join(BIN, "lockstep-lockservice")], text=True,
+                          capture_output=True,
+                          input=json.dumps({"type": "agent", "agent": "A", "storageKey": "k",
+                                            "clientId": "A"}) + "\n" + json.dumps(bad) + "\n")
+    said = [json.loads(line) for line in lone.stdout.splitlines()]
+    if lone.returncode != 2 or [m.get("type") for m in said] != ["error"]:
+        problems.append(f"{bad}: exit {lone.returncode}, said {said} {lone.stderr.strip()[:200]}; "
+                        "expected one error message and exit 2")
 for p in problems:
     print("FAIL", p)
 print(f"lock-manager protocol: {syncs} exchanges; {'ok' if not problems else 'FAILED'}")

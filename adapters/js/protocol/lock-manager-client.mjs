@@ -240,16 +240,19 @@ class LockManager {
     else if (m.type === 'released') request.resolve(request.waiting);
   }
 
-  // web-locks#algorithm-process-request step 2.13's task.
+  // web-locks#algorithm-process-request step 2.14's task.
   #granted(id, request) {
     if (request.signal !== undefined) {
-      if (request.signal.aborted) {  // step 2.13.1.1: released at once, the callback never runs
+      if (request.signal.aborted) {  // step 2.14.1.1: released at once, the callback never runs
         this.#send({ type: 'release', request: id });
         return;
       }
       request.signal.removeEventListener('abort', request.abort);
     }
-    request.waiting = invoke(request.callback, new Lock(request.name, request.mode));
+    // Step 2.14.3: a new waiting promise resolved with the callback's result r, a promise, which
+    // it adopts (the microtasks the spec counts).
+    request.waiting = new Promise((resolve) => resolve(
+      invoke(request.callback, new Lock(request.name, request.mode))));
     // "waiting promise settles": the lock task queue releases the lock, then ("released")
     // resolves the released promise with the waiting promise.
     const release = () => this.#send({ type: 'release', request: id });
@@ -257,8 +260,9 @@ class LockManager {
   }
 }
 
-// Invoking a callback whose type returns a promise: what it returns as a promise, what it
-// throws as a rejected one.
+// Invoking a callback whose type returns a promise (webidl#invoke-a-callback-function): what it
+// returns through PromiseResolve (a promise as it is, a value fulfilled), what it throws as a
+// rejected promise.
 function invoke(callback, argument) {
   try {
     return Promise.resolve(callback(argument));

@@ -44,6 +44,7 @@ class Manager:
 
 managers = {}  # storage key -> Manager
 agents = {}    # agent id -> its storage key
+client_ids = {}  # agent id -> the clientId snapshots report for it
 requests = {}  # request id -> the request (a lock, once granted)
 
 
@@ -51,6 +52,7 @@ def handle(m):
     kind = m["type"]
     if kind == "agent":
         agents[m["agent"]] = m["storageKey"]
+        client_ids[m["agent"]] = m["clientId"]
         managers.setdefault(m["storageKey"], Manager())
         return
     if kind == "sync":
@@ -58,7 +60,7 @@ def handle(m):
         return
     manager = managers[agents[m["agent"]]]
     if kind == "request":  # web-locks#algorithm-request-lock step 3
-        request = dict(m, clientId=m["agent"])
+        request = dict(m, clientId=client_ids[m["agent"]])
         requests[m["request"]] = request
         queue = manager.queue(m["name"])
         if m["steal"]:
@@ -108,6 +110,6 @@ for line in sys.stdin:
         continue
     try:
         handle(json.loads(line))
-    except (ValueError, KeyError) as e:
+    except (ValueError, KeyError, TypeError) as e:
         write({"type": "error", "message": f"cannot handle {line.strip()[:200]}: {e!r}"})
         sys.exit(2)
