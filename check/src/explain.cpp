@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <iterator>
+#include <unordered_map>
 
 #include "lockstep/log_compare.h"
 #include "lockstep/signature.h"
@@ -12,14 +13,25 @@
 namespace lockstep::check {
 namespace {
 
-const std::vector<StepIndex>& indexes() {
-  static const std::vector<StepIndex> loaded = [] {
-    std::vector<StepIndex> out;
-    for (const char* json : step_index_jsons())
-      if (auto index = read_step_index(json)) out.push_back(std::move(index.value()));
+// Every indexed step by id ("grantable 8"): its spec and its words, read once from the indexes
+// (a report looks up each of a unit's hundred-odd steps; StepIndex::find scans them all).
+struct IndexedStep {
+  std::string spec;
+  std::string words;
+};
+const std::unordered_map<std::string, IndexedStep>& indexed_steps() {
+  static const std::unordered_map<std::string, IndexedStep> steps = [] {
+    std::unordered_map<std::string, IndexedStep> out;
+    for (const char* json : step_index_jsons()) {
+      auto index = read_step_index(json);
+      if (!index) continue;
+      for (const StepIndex::Algorithm& a : index->algorithms)
+        for (const StepIndex::Step& step : a.steps)
+          out.emplace(a.anchor + " " + step.number, IndexedStep{index->spec, step.words});
+    }
     return out;
   }();
-  return loaded;
+  return steps;
 }
 
 std::string text_of(const Event& e, const char* key) {
@@ -32,14 +44,6 @@ std::string subject(const Event& e) {
   for (const char* key : {"request", "target", "task", "id", "signal"})
     if (!text_of(e, key).empty()) return text_of(e, key);
   return "";
-}
-
-const Action* action_making(const Trace& trace, const std::string& id) {
-  const Action* found = nullptr;
-  for_each_action(trace.steps, [&](const Action& a) {
-    if (!found && !a.id.empty() && std::string_view(a.id) == id) found = &a;
-  });
-  return found;
 }
 
 // "a shared", "an exclusive", "an AbortError".
@@ -192,13 +196,12 @@ std::string snapshot_difference(const Trace& trace, const Event& observed, const
                         std::back_inserter(missing));
     std::set_difference(mine.begin(), mine.end(), spec.begin(), spec.end(),
                         std::back_inserter(extra));
-    const std::string what = std::string(list) == "held" ? "held" : "pending";
     if (!missing.empty())
       out += (out.empty() ? "" : "; ") + std::string("the spec's snapshot has ") + listed(missing) +
-             " " + what + ", the implementation's does not";
+             " " + list + ", the implementation's does not";
     if (!extra.empty())
       out += (out.empty() ? "" : "; ") + std::string("the implementation's has ") + listed(extra) +
-             " " + what + ", the spec's does not";
+             " " + list + ", the spec's does not";
   }
   return out;
 }
@@ -223,16 +226,14 @@ const Event* closest(const Divergence& d) {
 }  // namespace
 
 std::string step_spec(const std::string& id) {
-  for (const StepIndex& index : indexes())
-    if (index.find(id)) return index.spec;
-  return "";
+  const auto found = indexed_steps().find(id);
+  return found == indexed_steps().end() ? "" : found->second.spec;
 }
 
 std::string step_words(const std::string& id) {
-  for (const StepIndex& index : indexes())
-    if (const StepIndex::Step* step = index.find(id))
-      return step->words + " (" + index.spec + "#" + id + ")";
-  return id;
+  const auto found = indexed_steps().find(id);
+  if (found == indexed_steps().end()) return id;
+  return found->second.words + " (" + found->second.spec + "#" + id + ")";
 }
 
 Why divergence_why(const Trace& trace, const Divergence& d) {

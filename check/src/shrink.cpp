@@ -118,17 +118,18 @@ class Shrinker {
       return makers;
     };
     Trace all = t;
-    const std::size_t unused = unused_makers(all).size();
+    const std::vector<Action*> makers = unused_makers(all);
+    const std::size_t unused = makers.size();
     if (unused == 0) return false;
-    for (Action* a : unused_makers(all)) a->op = Op::Mark, a->label = kRemoved;
+    for (Action* a : makers) a->op = Op::Mark, a->label = kRemoved;
     erase_removed(all.steps);
     if (try_take(t, all)) return true;
     bool changed = false;
     for (std::size_t i = 0; i < unused;) {
       Trace one = t;
-      std::vector<Action*> makers = unused_makers(one);
-      if (i >= makers.size()) break;
-      makers[i]->op = Op::Mark, makers[i]->label = kRemoved;
+      const std::vector<Action*> left = unused_makers(one);
+      if (i >= left.size()) break;
+      left[i]->op = Op::Mark, left[i]->label = kRemoved;
       erase_removed(one.steps);
       if (try_take(t, one))
         changed = true;

@@ -8,11 +8,8 @@ namespace {
 
 // The op of the action that made `id`, or "?" when no action of the trace makes it.
 std::string op_making(const Trace& trace, std::string_view id) {
-  std::string op = "?";
-  for_each_action(trace.steps, [&](const Action& a) {
-    if (op == "?" && !a.id.empty() && std::string_view(a.id) == id) op = op_name(a.op);
-  });
-  return op;
+  const Action* made = action_making(trace, id);
+  return made ? op_name(made->op) : "?";
 }
 
 // A settled promise's state, with a rejection's DOMException name or "value".
@@ -32,6 +29,14 @@ std::string string_member(const Event& event, const char* key) {
 }
 
 }  // namespace
+
+const Action* action_making(const Trace& trace, std::string_view id) {
+  const Action* found = nullptr;
+  for_each_action(trace.steps, [&](const Action& a) {
+    if (!found && !a.id.empty() && std::string_view(a.id) == id) found = &a;
+  });
+  return found;
+}
 
 std::string event_kind(const Trace& trace, const Event& event) {
   if (event.event == "settled")

@@ -5,12 +5,16 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 #include "lockstep/check.h"
 #include "lockstep/log.h"
 #include "lockstep/trace.h"
 
 namespace lockstep::check {
+
+// The action of the trace that makes `id` (a request, a query, a promise, ...), or none.
+const Action* action_making(const Trace& trace, std::string_view id);
 
 // One event as its kind, the op behind what it names and its outcome: "settled request rejected
 // AbortError", "callback shared", "callback null lock", "threw setPriority NotAllowedError".
