@@ -56,7 +56,31 @@ bool LockInvariants::is_a_state_seen(const Value& snapshot) const {
   return states_seen_.count(canonical(std::move(held), std::move(pending))) > 0;
 }
 
-std::string LockInvariants::after_unit() {
+namespace {
+
+// web-locks#grantable for the request at the front of its queue, written out again: nothing of
+// its name held for an exclusive request, nothing exclusive of its name for a shared one.
+bool front_is_grantable(const spec::LockManager& manager, const spec::LockRequest& front) {
+  return std::none_of(
+      manager.held_lock_set.begin(), manager.held_lock_set.end(), [&](const spec::Lock* l) {
+        return l->name == front.name &&
+               (front.mode == LockMode::Exclusive || l->mode == LockMode::Exclusive);
+      });
+}
+
+}  // namespace
+
+std::string LockInvariants::after_unit(const std::string& unit) {
+  if (unit.starts_with("locks:")) {
+    const std::string partition = unit.substr(6);
+    for (const auto& [key, manager] : locks_.lock_managers()) {
+      if (manager->partition != partition) continue;
+      for (const auto& [name, queue] : manager->lock_request_queue_map)
+        if (!queue->empty() && front_is_grantable(*manager, *queue->front()))
+          return "after " + unit + ", the request for \"" + name + "\" of " +
+                 queue->front()->client_id + " at the front of its queue is grantable and waits";
+    }
+  }
   remember_states();
   std::set<const spec::Lock*> held_now;
   std::map<const spec::LockManager*, std::map<std::string, std::vector<const spec::LockRequest*>>>

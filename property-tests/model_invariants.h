@@ -17,12 +17,16 @@ class LockInvariants {
  public:
   explicit LockInvariants(const spec::WebLocks& locks) : locks_(locks) {}
 
-  // After a unit: web-locks#grantable as a state invariant (per manager and name, one exclusive
-  // lock alone or shared locks only), and grants in queue order: a request that was waiting is
-  // granted only once every request ahead of it in its queue has left the queue (granted or
-  // removed). Only a steal overtakes, and a steal's request never waits in the queue. Returns the
-  // first violation, or an empty string.
-  std::string after_unit();
+  // After the unit named `unit`: web-locks#grantable as a state invariant (per manager and name,
+  // one exclusive lock alone or shared locks only), and grants in queue order: a request that was
+  // waiting is granted only once every request ahead of it in its queue has left the queue
+  // (granted or removed). Only a steal overtakes, and a steal's request never waits in the queue.
+  // And after a unit of a lock task queue ("locks:<partition>"), no queue of that partition's
+  // managers has a grantable request at its front: every change to a name's held locks or queue
+  // there is followed by processing that queue (web-locks#algorithm-process-request 2), which
+  // grants from the front until the front cannot be granted. Returns the first violation, or an
+  // empty string.
+  std::string after_unit(const std::string& unit);
 
   // After the run: no terminated agent and no unloaded document holds a lock or has a request
   // queued (web-locks#terminate-remaining-locks-and-requests, #unloading-document-cleanup-steps).

@@ -798,7 +798,8 @@ void every_request_ends_at_most_once_after_its_callback() {
   }
 }
 
-// The model's state around every unit it runs: grantable holders, grants in queue order, nothing
+// The model's state around every unit it runs: grantable holders, grants in queue order, no
+// grantable request left waiting at a queue's front once the lock task queue has run, nothing
 // left of a terminated agent or an unloaded document at the end, every query result a state the
 // model was in, and scheduler tasks chosen by effective priority then enqueue order
 // (model_invariants.h).
@@ -808,10 +809,12 @@ void the_model_keeps_its_invariants_at_every_unit() {
   LockInvariants invariants(runner.web_locks());
   SchedulerInvariants scheduler_invariants(runner.scheduling());
   std::string broken;
+  std::string unit;  // the name of the unit that runs
   runner.world().set_unit_observer([&] {
-    if (broken.empty()) broken = invariants.after_unit();
+    if (broken.empty()) broken = invariants.after_unit(unit);
   });
   runner.world().set_before_unit_observer([&](const std::string& name, std::uint64_t seq, int) {
+    unit = name;
     if (broken.empty()) broken = scheduler_invariants.before_unit(name, seq);
   });
   const RunResult result = runner.run();

@@ -4,10 +4,12 @@
 // Host glue (how steps arrive and events leave) is in each runner; this file knows none.
 //
 // Ops here: request, query, newAbortController, abort, newPromise, settle, then, queueMicrotask,
-// run, await, mark, and where the global has the scheduler (SCHEDULING_OPS, schedulingOps()):
-// postTask (without `delay`, which needs the trace's virtual clock), yield, newTaskController,
-// setPriority, taskSignalAny, onPriorityChange, requestIdleCallback. Everything else is refused
-// before a run starts (cannotExpress in the runner).
+// run, await, mark, the timers (TIMER_OPS: setTimeout, timeoutSignal, on the runner's plan of the
+// virtual clock, clock.mjs), and where the global has the scheduler (SCHEDULING_OPS,
+// schedulingOps()): postTask (its `delay` a timer too), yield, newTaskController, setPriority,
+// taskSignalAny, onPriorityChange, requestIdleCallback. Everything else is refused before a run
+// starts (cannotExpress in the runner).
+import { AgentClock } from './clock.mjs';
 
 const isDOMException = (v) => Object.prototype.toString.call(v) === '[object DOMException]' ||
   (typeof DOMException !== 'undefined' && v instanceof DOMException);
@@ -35,6 +37,10 @@ function fromTraceValue(v) {
 }
 
 const awaits = (body) => (body || []).some((a) => a.op === 'await' || a.op === 'yield');
+
+// The ops of the virtual clock (advanceTime is the runner's: Clock in clock.mjs). A runner that
+// lists them lists the feature "timers" too, which postTask's delay needs.
+export const TIMER_OPS = ['setTimeout', 'timeoutSignal', 'advanceTime'];
 
 // The scheduler's ops, and those of them this global has.
 export const SCHEDULING_OPS = ['postTask', 'yield', 'newTaskController', 'setPriority',
@@ -81,17 +87,23 @@ export class Agent {
   // may use what another made. A peer's promise awaited here still gets a reaction of this
   // agent's realm, as the trace means (docs/interpretations.md I-28), and a peer's objects stay
   // reachable after it has ended.
-  constructor(emit, taskStarted = () => {}, locksAreTasks = false, store = newStore()) {
+  // fail(message): what the host does with an error of the run's own (a timer the plan could not
+  // place or that ran late: AgentClock), which fails the run.
+  constructor(emit, taskStarted = () => {}, locksAreTasks = false, store = newStore(),
+    fail = (message) => { throw new Error(message); }) {
     this.emit = emit;
     this.taskStarted = taskStarted;
     this.lockTaskStarted = locksAreTasks ? taskStarted : () => {};
+    this.clock = new AgentClock(fail);
     Object.assign(this, store);
   }
 
   // A top-level step: the message that carries it is the task it runs in, a top-level `run`'s
   // body included (the model runs it as the step's own task; in a task of its own it would log
-  // after the next step had begun whenever the step does not settle).
-  step(action) {
+  // after the next step had begun whenever the step does not settle). `clock`: the runner's
+  // timer plan, which steps carry from the trace's first timer on (Clock.message).
+  step(action, clock) {
+    this.clock.receive(clock);
     if (action.op === 'run') this.runAsync(action.body);
     else this.perform(action);
   }
@@ -123,11 +135,14 @@ export class Agent {
         return new Promise((resolve, reject) => this.resolvers.set(owner, { resolve, reject }));
       return fromTraceValue(result.return);
     };
+    // A body that awaits makes the callback an async function: its awaits resume in that
+    // function's own frame, as the trace's `async () => body` does (runAsync with `finish` as its
+    // end); awaiting a second async function that ran the body put every resumption of the
+    // callback's promise a microtask later.
     if (awaits(callback.body)) {
-      return async (...args) => {
+      return (...args) => {
         onInvoke(...args);
-        await this.runAsync(callback.body);
-        return finish();
+        return this.runAsync(callback.body, finish);
       };
     }
     return (...args) => {
@@ -137,7 +152,9 @@ export class Agent {
     };
   }
 
-  async runAsync(body) {
+  // `body` as an async function's: its awaits and yields, and the rest performed in turn; then
+  // what `end`, if given, returns or throws is the function's result.
+  async runAsync(body, end) {
     for (const a of body || []) {
       if (a.op === 'await') {
         await this.promises.get(a.target);
@@ -150,6 +167,20 @@ export class Agent {
       } else {
         this.perform(a);
       }
+    }
+    return end ? end() : undefined;
+  }
+
+  // A controller or signal that action `a` makes, or null when making it throws: Chromium takes
+  // the interface objects away from the realm of a removed frame whose script still runs. The
+  // log says so (`threw`), for check to judge, and the actions that would use the object do
+  // nothing, there being none.
+  construct(a, make) {
+    try {
+      return make();
+    } catch (e) {
+      this.emit({ event: 'threw', op: a.op, error: toLogValue(e) });
+      return null;
     }
   }
 
@@ -196,13 +227,15 @@ export class Agent {
         return;
       }
       case 'newAbortController': {
-        const controller = new AbortController();
+        const controller = this.construct(a, () => new AbortController());
+        if (!controller) return;
         this.controllers.set(a.id, controller);
         this.signals.set(a.id, controller.signal);
         return;
       }
       case 'abort': {
         const controller = this.controllers.get(a.signal);
+        if (!controller) return;  // its constructor threw (construct)
         if ('reason' in a) controller.abort(fromTraceValue(a.reason));
         else controller.abort();
         return;
@@ -234,6 +267,26 @@ export class Agent {
       case 'mark':
         this.emit({ event: 'mark', label: a.label });
         return;
+      case 'setTimeout': {
+        // html#timer-initialisation-steps: the body runs as the timer's task, with no
+        // scheduling state of the code that started it.
+        const timer = this.clock.timer(a.ms || 0, `setTimeout ${a.id}`);
+        setTimeout(() => {
+          timer.ran();
+          this.runAsync(a.body);
+        }, timer.delay);
+        return;
+      }
+      case 'timeoutSignal': {
+        // dom#dom-abortsignal-timeout. The listener only checks when the abort came: the abort
+        // algorithms (a request's, a task's) run before any listener.
+        const timer = this.clock.timer(a.ms || 0, `AbortSignal.timeout ${a.id}`);
+        const signal = this.construct(a, () => AbortSignal.timeout(timer.delay));
+        if (!signal) return;
+        signal.addEventListener('abort', () => timer.ran(), { once: true });
+        this.signals.set(a.id, signal);
+        return;
+      }
       default:
         this.performScheduling(a);
     }
@@ -242,13 +295,17 @@ export class Agent {
   performScheduling(a) {
     switch (a.op) {
       case 'postTask': {
+        const delay = a.options && a.options.delay;
+        const timer = delay > 0 ? this.clock.timer(delay, `postTask ${a.id}'s delay`) : null;
         const cb = this.callbackFor(a.id, a.callback, () => {
+          if (timer) timer.ran();
           this.taskStarted();
           this.emit({ event: 'task', task: a.id });
         });
         const options = {};
         if (a.options && a.options.priority) options.priority = a.options.priority;
         if (a.options && a.options.signal) options.signal = this.signals.get(a.options.signal);
+        if (timer) options.delay = timer.delay;
         let p;
         try {
           p = scheduler.postTask(cb, options);
@@ -259,12 +316,15 @@ export class Agent {
         return;
       }
       case 'newTaskController': {
-        const controller = new TaskController(a.priority ? { priority: a.priority } : {});
+        const controller = this.construct(a,
+          () => new TaskController(a.priority ? { priority: a.priority } : {}));
+        if (!controller) return;
         this.controllers.set(a.id, controller);
         this.signals.set(a.id, controller.signal);
         return;
       }
       case 'setPriority':
+        if (!this.controllers.has(a.controller)) return;  // its constructor threw (construct)
         try {
           this.controllers.get(a.controller).setPriority(a.priority);
         } catch (e) {
@@ -275,11 +335,14 @@ export class Agent {
         const init = {};
         if (typeof a.priority === 'string') init.priority = a.priority;
         else if (a.priority && a.priority.signal) init.priority = this.signals.get(a.priority.signal);
-        this.signals.set(a.id, TaskSignal.any(a.signals.map((id) => this.signals.get(id)), init));
+        const any = this.construct(a,
+          () => TaskSignal.any(a.signals.map((id) => this.signals.get(id)), init));
+        if (any) this.signals.set(a.id, any);
         return;
       }
       case 'onPriorityChange': {
         const signal = this.signals.get(a.signal);
+        if (!signal) return;  // its constructor threw (construct)
         signal.addEventListener('prioritychange', (e) => {
           this.emit({ event: 'prioritychange', signal: a.signal,
             previousPriority: e.previousPriority, priority: signal.priority });
@@ -333,9 +396,9 @@ function usedObjects(a) {
 // Why a trace cannot run on a target whose runner supports `ops` and `features`; null when it
 // can. A reason is the same words for every trace it stops, the trace's own ids in parentheses
 // after them, so that a campaign counts traces by reason (adapters/README.md). Features:
-// "windows" (unload and shared event loops), "origins" (more than one),
-// "partitions", "opaque", "timers" (postTask's delay), "peers" (a window may use the promises,
-// controllers and signals of another window of its origin: Agent's shared `store`).
+// "windows" (unload and shared event loops), "origins" (more than one), "partitions", "opaque",
+// "timers" (postTask's delay; the other timers are TIMER_OPS), "peers" (a window may use the
+// promises, controllers and signals of another window of its origin: Agent's shared `store`).
 export function cannotExpress(trace, { ops, features }) {
   const agents = trace.agents || [];
   const byId = new Map(agents.map((a) => [a.id, a]));
@@ -391,7 +454,8 @@ export function cannotExpress(trace, { ops, features }) {
 export function serveAgent(id, post, listen, { locksAreTasks = false, store = newStore() } = {}) {
   let own = null;
   const agent = new Agent((event) => post({ lockstep: 'event', agent: id, own, event }),
-    () => { own = null; }, locksAreTasks, store);
+    () => { own = null; }, locksAreTasks, store,
+    (message) => post({ lockstep: 'error', agent: id, message }));
   // `queueEnd`: where the end of the step's own task is queued, by default in this realm; a step
   // called into a removed frame (host.mjs) runs in the caller's task, which queues its end.
   listen((data, queueEnd = queueTaskEnd) => {
@@ -405,7 +469,7 @@ export function serveAgent(id, post, listen, { locksAreTasks = false, store = ne
     // once listed as queued-task-runs-before-the-next-step.)
     queueEnd(() => { own = null; });
     try {
-      agent.step(data.action);
+      agent.step(data.action, data.clock);
     } catch (e) {
       post({ lockstep: 'error', agent: id, message: String(e && e.stack || e) });
     }

@@ -133,15 +133,24 @@ export function quiescence(activity, { quietMs, limitMs, turn, pause, busy }) {
   };
 }
 
-// Hands each top-level step to the runner (`await perform(index, step)`: send it to its agent, or
-// end the agent) and settles after every step that settles (`settle(index)`), and once more at
-// the end (`settle(steps.length)`); the recorder is told the step whose settling whatever arrives from then on
-// belongs to.
-export async function replaySteps(steps, recorder, { perform, settle }) {
+// Hands each top-level step to the runner (`await perform(index, step, clock)`: send it to its
+// agent with `clock`, the timer plan it carries, or end the agent) and settles after every step
+// that settles (`settle(index)`), and once more at the end (`settle(steps.length)`); an
+// advanceTime step is the clock's (clock.mjs, Clock.advance), settling at each instant where a
+// timer may be due. The recorder is told the step whose settling whatever arrives from then on
+// belongs to (an advanceTime's own, the model's stamp, traces/README.md).
+export async function replaySteps(steps, recorder, { perform, settle, clock }) {
   const settlingStep = settlesAt(steps);
   for (let i = 0; i < steps.length; ++i) {
     recorder.settling = settlingStep[i];
-    await perform(i, steps[i]);
+    if (steps[i].op === 'advanceTime') {
+      // What the timers run belongs to this step, whether or not it settles: the clock settles
+      // after every instant (I-4), so nothing is left for a later step's settling.
+      recorder.settling = i;
+      await clock.advance(i, () => settle(i));
+    } else {
+      await perform(i, steps[i], clock.message(i));
+    }
     if (steps[i].settle !== false) await settle(i);
   }
   await settle(steps.length);

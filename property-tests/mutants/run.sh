@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
-# Mutation check of the property tests: every NN-*.patch here is one deliberate bug in impl/. Each is
-# applied in turn to a scratch copy of the working tree, `lockstep_property_tests` is rebuilt
-# there (incrementally) and run with the CI's RapidCheck parameters; a mutant is killed when any
-# property fails (or the run crashes or times out), survives when they all pass. See README.md.
+# Mutation check of the property tests and the corpus: every NN-*.patch here is one deliberate bug
+# in impl/, in spec-model/, or in both. Each is applied in turn to a scratch copy of the working
+# tree, `lockstep_property_tests` is rebuilt there (incrementally) and run with the CI's
+# RapidCheck parameters; a mutant the properties let through is then judged by the corpus
+# (`lockstep corpus` on each engine, against the hand-derived logs). A mutant is killed when any
+# property or corpus trace fails (or the run crashes or times out), survives when all pass. See
+# README.md.
 #
 # usage: property-tests/mutants/run.sh [-o REPORT.md] [--only PATTERN] [--fresh]
 #        property-tests/mutants/run.sh --apply PATCH   # leave one mutant applied, build the CLI
@@ -14,7 +17,7 @@
 #                   are left out of every mutant's run, and the report says so)
 #   --apply PATCH   sync the scratch copy, apply PATCH (a path or a name here), build the CLI
 #                   `lockstep` and the property tests, print where they are, and stop: for
-#                   replaying a trace on the mutated impl engine (`.../lockstep run --engine impl`)
+#                   replaying a trace on a mutated engine (`.../lockstep run --engine impl|spec`)
 #
 # environment:
 #   RC_PARAMS          RapidCheck parameters (default: LOCKSTEP_RC_PARAMS in ../CMakeLists.txt)
@@ -132,8 +135,8 @@ fi
 git_s add -A && git_s commit -q --allow-empty -m "pristine snapshot of $root" ||
   die "snapshot commit in $src failed"
 
-restore_impl() {
-  git_s checkout -q -- impl && git_s clean -fdq -- impl
+restore_engines() {  # the engines' folders as the pristine snapshot has them
+  git_s checkout -q -- impl spec-model && git_s clean -fdq -- impl spec-model
 }
 
 # --- 2. One release build.
@@ -150,13 +153,24 @@ build_tests() {  # build_tests LOG [TARGET...]
 }
 
 gtest_args=(--gtest_color=no)
-run_tests() {  # run_tests LOG: exit status of the property tests under the timeout
+run_tests() {  # run_tests LOG [GTEST_FLAG...]: exit status of the property tests under the timeout
   # Run inside the scratch dir: whatever the tests leave behind (counterexample traces) stays
   # there, next to the log, and never lands in the tree under test.
-  local out="${1%.test.log}.counterexamples"
+  local log="$1" out="${1%.test.log}.counterexamples"
+  shift
   rm -rf "$out" && mkdir -p "$out" &&
     (cd "$out" && LOCKSTEP_COUNTEREXAMPLES="$out" timeout --kill-after=10 "$timeout_s" \
-      "$tests_bin" "${gtest_args[@]}" > "$1" 2>&1)
+      "$tests_bin" "${gtest_args[@]}" "$@" > "$log" 2>&1)
+}
+
+corpus_fails() {  # corpus_fails LOG: whether the corpus fails on either engine
+  local engine
+  : > "$1"
+  for engine in spec impl; do
+    (cd "$src" && timeout --kill-after=10 "$timeout_s" "$build/lockstep" corpus --engine "$engine" \
+      traces/corpus >> "$1" 2>&1) || return 0
+  done
+  return 1
 }
 
 failing_tests() {  # failing_tests LOG: the failed tests' names, one a line
@@ -173,14 +187,17 @@ if [[ -n "$apply_one" ]]; then
   echo "$name applied in $src"
   echo "CLI:            $build/lockstep run --engine impl|spec TRACE.json"
   echo "property tests: RC_PARAMS='$RC_PARAMS' $tests_bin"
-  echo "(the next run.sh restores impl/)"
+  echo "(the next run.sh restores impl/ and spec-model/)"
   exit 0
 fi
 
 # --- 3. The pristine tree must pass, or a kill would mean nothing.
-restore_impl || die "cannot restore impl/ in $src"
-echo "== baseline: building and running the pristine property tests (RC_PARAMS=$RC_PARAMS)" >&2
-build_tests "$logs/baseline.build.log" || die "the pristine tree does not build, see $logs/baseline.build.log"
+restore_engines || die "cannot restore impl/ and spec-model/ in $src"
+echo "== baseline: building and running the pristine property tests (RC_PARAMS=$RC_PARAMS) and corpus" >&2
+build_tests "$logs/baseline.build.log" lockstep lockstep_property_tests ||
+  die "the pristine tree does not build, see $logs/baseline.build.log"
+! corpus_fails "$logs/baseline.corpus.log" ||
+  die "the pristine tree fails the corpus, see $logs/baseline.corpus.log"
 excluded=""
 if ! run_tests "$logs/baseline.test.log"; then
   excluded="$(failing_tests "$logs/baseline.test.log" | paste -sd: -)"
@@ -202,18 +219,27 @@ for patch in "${patches[@]}"; do
   echo "== $name: $summary" >&2
   start=$SECONDS
   result="" detail=""
-  restore_impl || die "cannot restore impl/ in $src"
+  restore_engines || die "cannot restore impl/ and spec-model/ in $src"
   if ! git_s apply --whitespace=nowarn "$patch" 2> "$logs/$name.apply.log"; then
     result="does-not-apply" detail="$(head -n1 "$logs/$name.apply.log")"
   elif ! build_tests "$logs/$name.build.log"; then
     result="build-broken"
     detail="$(grep -m1 -E 'error' "$logs/$name.build.log" | sed "s|$src/||")"
   else
-    run_tests "$logs/$name.test.log"
+    # The first failing property kills the mutant: the rest, which a mutated engine can make
+    # slow (check searching a log that engine cannot explain), need not run.
+    run_tests "$logs/$name.test.log" --gtest_fail_fast
     rc=$?
     failed="$(failing_tests "$logs/$name.test.log" | paste -sd, - | sed 's/,/, /g')"
     if [[ $rc -eq 0 ]]; then
-      result="survived"
+      # The properties compare the engines; a bug in both is the corpus's to see.
+      if ! build_tests "$logs/$name.cli.log" lockstep; then
+        result="build-broken" detail="$(grep -m1 -E 'error' "$logs/$name.cli.log" | sed "s|$src/||")"
+      elif corpus_fails "$logs/$name.corpus.log"; then
+        result="killed" detail="corpus: $(grep -m1 -E '^FAIL|failed' "$logs/$name.corpus.log")"
+      else
+        result="survived"
+      fi
     elif [[ $rc -eq 124 || $rc -eq 137 ]]; then
       result="killed" detail="timeout after ${timeout_s}s${failed:+; failed: $failed}"
     elif [[ -n "$failed" ]]; then
@@ -231,7 +257,7 @@ for patch in "${patches[@]}"; do
   times+=("$((SECONDS - start))s")
   echo "   $result${detail:+ ($detail)}" >&2
 done
-restore_impl
+restore_engines
 
 # --- 5. The report.
 report() {

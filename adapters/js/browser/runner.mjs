@@ -10,7 +10,8 @@
 // agents' round trips are slow: RoundTrips in settle.mjs) and three turns, at most LIMIT_MS, and, with other partitions, a round trip to each of their pages that brings
 // nothing new. An event that a step's own task logs carries that step; any other carries the
 // step being settled when it arrives (traces/README.md).
-import { cannotExpress, schedulingOps } from '../agent.mjs';
+import { TIMER_OPS, cannotExpress, schedulingOps } from '../agent.mjs';
+import { Clock } from '../clock.mjs';
 import {
   Acks, Recorder, RoundTrips, firstLockCallSettles, quiescence, replaySteps, settleScale,
 } from '../settle.mjs';
@@ -27,7 +28,7 @@ const params = new URLSearchParams(location.search);
 // workers, for a polyfill that installs itself only in windows).
 const without = (params.get('without') || '').split(',').filter(Boolean);
 const OPS = ['request', 'query', 'newAbortController', 'abort', 'newPromise', 'settle', 'then',
-  'queueMicrotask', 'run', 'await', 'mark', 'terminate', 'unload',
+  'queueMicrotask', 'run', 'await', 'mark', 'terminate', 'unload', ...TIMER_OPS,
   ...(without.includes('scheduler') ? [] : schedulingOps())];
 // launch.py passes LOCKSTEP_SETTLE_SCALE on as settleScale: every quiet and the limit that long.
 const SCALE = settleScale(params.get('settleScale'));
@@ -38,13 +39,17 @@ const QUIET_MS = SCALE * Number(params.get('quiet') || 60);
 const FIRST_CALL_QUIET_MS =
   Math.max(QUIET_MS, SCALE * Number(params.get('firstCallQuiet') || 250));
 const LIMIT_MS = SCALE * Number(params.get('limit') || 3000);
+// The timer plan's budgets (../clock.mjs): a step's, four times its quiet and 150 ms (a lock call
+// that crosses processes, a frame that unloads), and each virtual instant's slot in an
+// advanceTime step, the same as that step's (its settling has the step's quiet).
+const stepBudget = (quietMs) => 4 * quietMs + SCALE * 150;
 const secondOrigin = params.get('secondOrigin');  // e.g. http://localhost:PORT
 
 const post = (body) => fetch('/result', { method: 'POST', body: JSON.stringify(body) });
 
 function whyNot(trace) {
   const reason = cannotExpress(trace,
-    { ops: OPS, features: ['windows', 'origins', 'opaque', 'partitions', 'peers'] });
+    { ops: OPS, features: ['windows', 'origins', 'opaque', 'partitions', 'peers', 'timers'] });
   if (reason) return reason;
   const origins = originsOf(trace);
   if (origins.length > 2) return 'it uses more than two origins';
@@ -100,8 +105,12 @@ async function main() {
   const [shortQuiet, longQuiet] = [quietFor(QUIET_MS), quietFor(FIRST_CALL_QUIET_MS)];
   const firstCalls = firstLockCallSettles(trace.steps, trace.agents);
   const quietAfter = (i) => (firstCalls.has(i) ? longQuiet : shortQuiet);
+  const budget = (i) => stepBudget(firstCalls.has(i) ? FIRST_CALL_QUIET_MS : QUIET_MS);
+  const clock = new Clock(trace.steps, { stepMs: budget, slotMs: budget },
+    (message) => recorder.error(`timers: ${message}`));
   await replaySteps(trace.steps, recorder, {
-    perform: async (i, step) => {
+    clock,
+    perform: async (i, step, timerPlan) => {
       const agent = agents.get(step.agent);
       if (step.op === 'terminate' || step.op === 'unload') {
         // Another partition's page, or a worker's host frame, says when the agent has gone, as
@@ -120,7 +129,7 @@ async function main() {
       // scheduling/prioritychange-heard-in-another-window, now and then on Firefox).
       const performed = acks.wait(step.agent, i);
       const sent = performance.now();
-      agent.send({ lockstep: 'perform', step: i, action: step });
+      agent.send({ lockstep: 'perform', step: i, action: step, clock: timerPlan });
       await performed;
       roundTrips.add(performance.now() - sent);
     },

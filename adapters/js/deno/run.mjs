@@ -14,10 +14,12 @@
 //
 // How a trace maps onto Deno: every agent, window or worker, is a module Web Worker of one
 // process (one origin, one partition: Deno has one lock manager per process). Deno has no
-// documents, no `scheduler` (the scheduler's ops are offered where it has them) and no virtual
-// clock, so unload, shared event loops, timers and advanceTime cannot be expressed; nor can
-// opaque origins, several origins or partitions.
-import { cannotExpress, schedulingOps } from '../agent.mjs';
+// documents and no `scheduler` (the scheduler's ops are offered where it has them), so unload and
+// shared event loops cannot be expressed; nor can opaque origins, several origins or partitions.
+// Timers and advanceTime follow the runner's plan of the virtual clock (../clock.mjs), with the
+// budgets LOCKSTEP_STEP_MS and LOCKSTEP_SLOT_MS as in the Node runner.
+import { TIMER_OPS, cannotExpress, schedulingOps } from '../agent.mjs';
+import { Clock } from '../clock.mjs';
 import {
   Recorder, logText, quiescence, replaySteps, settleScale, takeFlag, takeOption,
 } from '../settle.mjs';
@@ -41,7 +43,8 @@ if (preload) {
   }
 }
 const OPS = ['newAbortController', 'abort', 'newPromise', 'settle', 'then', 'queueMicrotask', 'run',
-  'await', 'mark', 'terminate', ...(withoutLocks ? [] : ['request', 'query']), ...schedulingOps()];
+  'await', 'mark', 'terminate', ...TIMER_OPS, ...(withoutLocks ? [] : ['request', 'query']),
+  ...schedulingOps()];
 let trace;
 try {
   trace = JSON.parse(Deno.readTextFileSync(traceFile));
@@ -49,14 +52,17 @@ try {
   console.error(`${traceFile}: cannot read the trace: ${e.message}`);
   Deno.exit(2);
 }
-const reason = cannotExpress(trace, { ops: OPS, features: [] });
+const reason = cannotExpress(trace, { ops: OPS, features: ['timers'] });
 if (reason) {
   console.error(`cannot express: ${reason}`);
   Deno.exit(4);
 }
 const scale = settleScale(Deno.env.get('LOCKSTEP_SETTLE_SCALE'));
-const quietMs = scale * Number(Deno.env.get('LOCKSTEP_QUIET_MS') || 40);
+const quietBase = Number(Deno.env.get('LOCKSTEP_QUIET_MS') || 40);
+const quietMs = scale * quietBase;
 const limitMs = scale * Number(Deno.env.get('LOCKSTEP_SETTLE_LIMIT_MS') || 2000);
+const stepMs = scale * Number(Deno.env.get('LOCKSTEP_STEP_MS') || 4 * quietBase + 60);
+const slotMs = scale * Number(Deno.env.get('LOCKSTEP_SLOT_MS') || 4 * quietBase + 60);
 
 const recorder = new Recorder();
 const workers = new Map();
@@ -85,10 +91,14 @@ const settle = quiescence(() => recorder.activity, {
   turn: () => new Promise((resolve) => setTimeout(resolve, 0)),
   pause: () => new Promise((resolve) => setTimeout(resolve, 1)),
 });
+const clock = new Clock(trace.steps, { stepMs: () => stepMs, slotMs },
+  (message) => recorder.error(`timers: ${message}`));
 await replaySteps(trace.steps, recorder, {
-  perform: (i, step) => {
+  clock,
+  perform: (i, step, timerPlan) => {
     if (step.op !== 'terminate') {
-      workers.get(step.agent).postMessage({ lockstep: 'perform', step: i, action: step });
+      workers.get(step.agent).postMessage({ lockstep: 'perform', step: i, action: step,
+        clock: timerPlan });
       return;
     }
     workers.get(step.agent).terminate();

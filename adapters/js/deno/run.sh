@@ -11,4 +11,4 @@ if [ ! -x "$deno" ]; then
 fi
 export DENO_NO_UPDATE_CHECK=1 NO_COLOR=1
 exec "$deno" run --no-remote --no-npm --allow-read --allow-write \
-  --allow-env=LOCKSTEP_QUIET_MS,LOCKSTEP_SETTLE_LIMIT_MS,LOCKSTEP_SETTLE_SCALE "$here/run.mjs" "$@"
+  --allow-env=LOCKSTEP_QUIET_MS,LOCKSTEP_SETTLE_LIMIT_MS,LOCKSTEP_SETTLE_SCALE,LOCKSTEP_STEP_MS,LOCKSTEP_SLOT_MS "$here/run.mjs" "$@"

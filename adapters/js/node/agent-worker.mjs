@@ -16,13 +16,15 @@ process.on('unhandledRejection', () => {});
 
 let own = null;  // the step whose own task is running here, or null
 const agent = new Agent((event) => parentPort.postMessage({ type: 'event', own, event }),
-  () => { own = null; });  // a task of its own began: the step's is over
+  () => { own = null; },  // a task of its own began: the step's is over
+  false, undefined,
+  (message) => parentPort.postMessage({ type: 'error', step: own, message }));
 
 parentPort.on('message', (m) => {
   if (m.type !== 'perform') return;
   own = m.step;
   try {
-    agent.step(m.action);
+    agent.step(m.action, m.clock);
   } catch (e) {
     parentPort.postMessage({ type: 'error', step: m.step, message: String(e && e.stack || e) });
   }

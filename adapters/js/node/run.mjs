@@ -18,20 +18,24 @@
 // turns of its own event loop, at most LOCKSTEP_SETTLE_LIMIT_MS (default 2000); never a fixed sleep.
 //
 // How a trace maps onto Node: every agent, window or worker, is a worker thread of one process
-// (one origin, one partition: Node has one lock manager per process). Node has no documents, no
-// `scheduler`, and no virtual clock, so unload, shared event loops, the scheduler's ops, timers
-// and advanceTime cannot be expressed; nor can opaque origins, several origins or partitions.
+// (one origin, one partition: Node has one lock manager per process). Node has no documents and
+// no `scheduler`, so unload, shared event loops and the scheduler's ops cannot be expressed; nor
+// can opaque origins, several origins or partitions. Timers and advanceTime follow the runner's
+// plan of the virtual clock on real time (../clock.mjs): each step's budget is
+// LOCKSTEP_STEP_MS (default 4 quiets and 60 ms), each virtual instant's slot LOCKSTEP_SLOT_MS
+// (default the same).
 import { readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { cannotExpress, hideNativeLocks } from '../agent.mjs';
+import { TIMER_OPS, cannotExpress, hideNativeLocks } from '../agent.mjs';
+import { Clock } from '../clock.mjs';
 import {
   Recorder, logText, quiescence, replaySteps, settleScale, takeFlag, takeOption,
 } from '../settle.mjs';
 
 const OPS = ['request', 'query', 'newAbortController', 'abort', 'newPromise', 'settle', 'then',
-  'queueMicrotask', 'run', 'await', 'mark', 'terminate'];
+  'queueMicrotask', 'run', 'await', 'mark', 'terminate', ...TIMER_OPS];
 
 const args = process.argv.slice(2);
 let preload = takeOption(args, '--preload');
@@ -63,14 +67,17 @@ if (preloadUrl) {
 const trace = JSON.parse(readFileSync(traceFile, 'utf8'));
 // A lock manager of the protocol has a lock manager per storage key, and refuses opaque origins.
 const reason = cannotExpress(trace,
-  { ops: OPS, features: lockManager ? ['origins', 'partitions', 'opaque'] : [] });
+  { ops: OPS, features: lockManager ? ['origins', 'partitions', 'opaque', 'timers'] : ['timers'] });
 if (reason) {
   console.error(`cannot express: ${reason}`);
   process.exit(4);
 }
 const scale = settleScale(process.env.LOCKSTEP_SETTLE_SCALE);
-const quietMs = scale * Number(process.env.LOCKSTEP_QUIET_MS || 40);
+const quietBase = Number(process.env.LOCKSTEP_QUIET_MS || 40);
+const quietMs = scale * quietBase;
 const limitMs = scale * Number(process.env.LOCKSTEP_SETTLE_LIMIT_MS || 2000);
+const stepMs = scale * Number(process.env.LOCKSTEP_STEP_MS || 4 * quietBase + 60);
+const slotMs = scale * Number(process.env.LOCKSTEP_SLOT_MS || 4 * quietBase + 60);
 
 const recorder = new Recorder();
 const workers = new Map();
@@ -101,15 +108,19 @@ const settle = quiescence(() => recorder.activity + (preloaded.activity ? preloa
   turn: () => new Promise((resolve) => setImmediate(resolve)),
   pause: () => new Promise((resolve) => setTimeout(resolve, 1)),
 });
+const clock = new Clock(trace.steps, { stepMs: () => stepMs, slotMs },
+  (message) => recorder.error(`timers: ${message}`));
 await replaySteps(trace.steps, recorder, {
-  perform: async (i, step) => {
+  clock,
+  perform: async (i, step, timerPlan) => {
     if (step.op !== 'terminate') {
       // With --lock-manager, a step that does not settle is followed by the next once the lock
       // manager has its calls: agents are threads, and another agent's next call could reach it
       // first (adapters/README.md, "Steps that do not settle").
       const ack = Boolean(lockManager) && step.settle === false;
       const acked = ack && new Promise((resolve) => performed.set(step.agent, resolve));
-      workers.get(step.agent).postMessage({ type: 'perform', step: i, action: step, ack });
+      workers.get(step.agent).postMessage({ type: 'perform', step: i, action: step, ack,
+        clock: timerPlan });
       if (ack) await preloaded.delivered(step.agent, await acked);
       return;
     }

@@ -9,6 +9,8 @@
 // #dom-lockmanager-query; what the lock task queue decides (grants, "not available", steals, a
 // release's end, snapshots) arrives as messages, each a task of the agent's event loop, as the
 // spec queues them.
+import { spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
 import { isMainThread, MessageChannel, parentPort } from 'node:worker_threads';
 
 const PORT_MESSAGE = 'lockstep-lock-manager';
@@ -34,16 +36,12 @@ function fail(message) {
 function start() {
   const program = process.env.LOCKSTEP_LOCK_MANAGER;
   if (!program) fail('LOCKSTEP_LOCK_MANAGER names no program (run.mjs --lock-manager PROGRAM)');
-  // Imported here, not at the top: a worker never starts PROGRAM.
-  return import('node:child_process').then(({ spawn }) => import('node:readline').then(
-    ({ createInterface }) => {
-      child = spawn(program, [], { stdio: ['pipe', 'pipe', 'inherit'] });
-      child.on('error', (e) => fail(`cannot start ${program}: ${e.message}`));
-      child.on('exit', (code, signal) => {
-        if (live > 0 || code !== 0) fail(`${program} ended (${signal || `exit ${code}`}) while agents ran`);
-      });
-      createInterface({ input: child.stdout }).on('line', receive);
-    }));
+  child = spawn(program, [], { stdio: ['pipe', 'pipe', 'inherit'] });
+  child.on('error', (e) => fail(`cannot start ${program}: ${e.message}`));
+  child.on('exit', (code, signal) => {
+    if (live > 0 || code !== 0) fail(`${program} ended (${signal || `exit ${code}`}) while agents ran`);
+  });
+  createInterface({ input: child.stdout }).on('line', receive);
 }
 
 function write(message) {
@@ -75,38 +73,39 @@ function receive(line) {
   port.postMessage(m);
 }
 
-let started = null;
+let started = false;
 
 // run.mjs calls this with each agent's Worker as it makes it, in the trace's order.
 export function attachWorker(worker, agent) {
-  if (!started) started = start();
+  if (!started) {
+    start();
+    started = true;
+  }
   ++live;
   const { port1, port2 } = new MessageChannel();
   received.set(agent.id, 0);
   worker.postMessage({ type: PORT_MESSAGE, port: port2, agent }, [port2]);
-  started.then(() => {
-    // One lock manager per storage key (web-locks#lock-manager): partition and origin.
-    writeWithSync({ type: 'agent', agent: agent.id, clientId: agent.id,
-      storageKey: `${agent.partition || 'default'} ${agent.origin}` });
-    port1.on('message', (m) => {
-      if (m.request !== undefined && m.type === 'request') routes.set(m.request, port1);
-      if (m.query !== undefined) routes.set(m.query, port1);
-      writeWithSync({ ...m, agent: agent.id });
-      received.set(agent.id, received.get(agent.id) + 1);
-      for (let i = waiters.length - 1; i >= 0; --i) {
-        if (waiters[i].agent === agent.id && received.get(agent.id) >= waiters[i].count) {
-          waiters[i].resolve();
-          waiters.splice(i, 1);
-        }
+  // One lock manager per storage key (web-locks#lock-manager): partition and origin.
+  writeWithSync({ type: 'agent', agent: agent.id, clientId: agent.id,
+    storageKey: `${agent.partition || 'default'} ${agent.origin}` });
+  port1.on('message', (m) => {
+    if (m.request !== undefined && m.type === 'request') routes.set(m.request, port1);
+    if (m.query !== undefined) routes.set(m.query, port1);
+    writeWithSync({ ...m, agent: agent.id });
+    received.set(agent.id, received.get(agent.id) + 1);
+    for (let i = waiters.length - 1; i >= 0; --i) {
+      if (waiters[i].agent === agent.id && received.get(agent.id) >= waiters[i].count) {
+        waiters[i].resolve();
+        waiters.splice(i, 1);
       }
-    });
+    }
   });
   // web-locks#terminate-remaining-locks-and-requests: the agent is gone.
-  worker.once('exit', () => started.then(() => {
+  worker.once('exit', () => {
     port1.close();
     writeWithSync({ type: 'terminate', agent: agent.id });
     if (--live === 0) child.stdin.end();
-  }));
+  });
 }
 
 // Resolves once the first `count` messages of the agent have been written to PROGRAM: a step
