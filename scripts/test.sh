@@ -3,9 +3,7 @@
 # release preset, again under ASan+UBSan (all but the real engines), and under ThreadSanitizer
 # what runs on more than one thread (label "threads": the embedder API's stress tests and its
 # example; the rest is single-threaded, where TSan has nothing to find); then a short run of each
-# fuzz target under libFuzzer (fuzz/run_smoke.sh), and the mutation check: every mutant of the
-# engines must be killed by the properties or the corpus, and one that no longer applies fails
-# the run (property-tests/mutants/README.md). Each stage's time is printed. Installs what it needs first (with headless
+# fuzz target under libFuzzer (fuzz/run_smoke.sh). Each stage's time is printed. Installs what it needs first (with headless
 # Chromium and Node.js 26, which tests drive, and clang with libFuzzer).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -22,7 +20,3 @@ for preset in release asan tsan; do
 done
 echo "== fuzz smoke =="
 bash fuzz/run_smoke.sh
-echo "== mutants =="
-start=$SECONDS
-MUTANTS_DIR="$PWD/build-mutants" bash property-tests/mutants/run.sh
-echo "== mutants: $((SECONDS - start)) s"
