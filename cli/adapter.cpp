@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -127,11 +128,17 @@ int wait_for(pid_t pid) {
   return exit_code_of(status);
 }
 
+// An answer's "message", or nothing where it has none or not a string.
+std::string message_of(const nlohmann::json& answer) {
+  const auto it = answer.find("message");
+  return it != answer.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
 }  // namespace
 
-// The serve command's process, its stdin and stdout on pipes and its stderr appended to a file. A
-// request is written and its answer read in turn, so neither side can fill a pipe the other is not
-// reading.
+// The serve command's process, its stdin and stdout on pipes and its stderr appended to a file.
+// Requests are lines of a few hundred bytes and at most kMaxAtOnce are unanswered, so neither
+// side can fill a pipe the other is not reading.
 class Adapter::Server {
  public:
   Server(const CommandWords& command, const std::filesystem::path& stderr_file)
@@ -167,17 +174,23 @@ class Adapter::Server {
     if (stop_requested() || !reaped_within(pid_, std::chrono::seconds(10))) end_group(pid_);
   }
 
-  // The answer's line, or nothing once the server has ended (it then answers nothing more) or a
-  // stop request came (stopped() then says so, and the server is ended with the Server).
-  std::optional<std::string> ask(const std::string& request) {
-    if (ended_) return std::nullopt;
+  // Sends a request's line; false once the server has ended (it then answers nothing more).
+  bool send(const std::string& request) {
+    if (ended_) return false;
     // A server that has ended closes its stdin: writing to it must fail, not kill lockstep.
     signal(SIGPIPE, SIG_IGN);
     if (std::fputs(request.c_str(), to_) < 0 || std::fputc('\n', to_) < 0 ||
         std::fflush(to_) != 0) {
       ended_ = true;
-      return std::nullopt;
+      return false;
     }
+    return true;
+  }
+
+  // The next answer's line, or nothing once the server has ended or a stop request came
+  // (stopped() then says so, and the server is ended with the Server).
+  std::optional<std::string> receive() {
+    if (ended_) return std::nullopt;
     std::string line;
     for (int c; (c = std::fgetc(from_)) != '\n';) {
       if (c == EOF && std::ferror(from_) && errno == EINTR && !stop_requested()) {
@@ -192,6 +205,12 @@ class Adapter::Server {
       line += static_cast<char>(c);
     }
     return line;
+  }
+
+  // A request and its answer, for a server that takes one trace at a time.
+  std::optional<std::string> ask(const std::string& request) {
+    if (!send(request)) return std::nullopt;
+    return receive();
   }
 
   bool stopped() const { return stopped_; }
@@ -216,11 +235,12 @@ bool command_has_placeholders(const CommandWords& command) {
 }
 
 Adapter::Adapter(CommandWords command, check::Options check_options, CommandWords serve_command,
-                 Placeholders fixed)
+                 Placeholders fixed, int serve_at_once)
     : command_(std::move(command)),
       options_(check_options),
       serve_command_(std::move(serve_command)),
-      fixed_(std::move(fixed)) {
+      fixed_(std::move(fixed)),
+      at_once_(serve_command_.empty() ? 1 : std::clamp(serve_at_once, 1, kMaxAtOnce)) {
   // A fresh folder of its own (mkdtemp), so that adapters running side by side never share one.
   std::string pattern =
       (std::filesystem::temp_directory_path() / "lockstep-adapter-XXXXXX").string();
@@ -236,22 +256,21 @@ Adapter::~Adapter() {
   std::filesystem::remove_all(dir_, ec);
 }
 
-AdapterRun Adapter::run(const Trace& trace, double settle_scale) {
-  if (stop_requested()) return AdapterRun{AdapterRun::Kind::Stopped, kStopped, "stopped", {}};
-  const auto trace_file = dir_ / "candidate.trace.json";
-  const auto log_file = dir_ / "candidate.log.json";
-  std::error_code ignored;
-  std::filesystem::remove(log_file, ignored);
-  AdapterRun out;
-  std::ofstream written(trace_file);
+// The trace in its file, or why it could not be written.
+static std::optional<std::string> write_trace_file(const Trace& trace,
+                                                   const std::filesystem::path& file) {
+  std::ofstream written(file);
   written << write_trace(trace);
   written.close();  // a failed close (a full disk) fails the stream too
-  if (!written) {
-    out.exit_code = kAdapterFailed;
-    out.message = "cannot write the trace file " + trace_file.string();
-    return out;
-  }
-  std::tie(out.exit_code, out.message) = run_command(trace_file, log_file, settle_scale);
+  if (!written) return "cannot write the trace file " + file.string();
+  return std::nullopt;
+}
+
+AdapterRun Adapter::outcome(int exit_code, std::string message,
+                            const std::filesystem::path& log_file) {
+  AdapterRun out;
+  out.exit_code = exit_code;
+  out.message = std::move(message);
   if (out.exit_code == kStopped) {
     out.kind = AdapterRun::Kind::Stopped;
     return out;
@@ -272,6 +291,119 @@ AdapterRun Adapter::run(const Trace& trace, double settle_scale) {
   return out;
 }
 
+AdapterRun Adapter::run(const Trace& trace, double settle_scale) {
+  if (stop_requested()) return AdapterRun{AdapterRun::Kind::Stopped, kStopped, "stopped", {}};
+  if (at_once_ > 1 && settle_scale == 1) {  // through the server, beside what is in flight
+    const Ticket mine = submit(trace);
+    for (;;) {
+      for (auto it = ready_.begin(); it != ready_.end(); ++it)
+        if (it->first == mine) {
+          AdapterRun out = std::move(it->second);
+          ready_.erase(it);
+          return out;
+        }
+      read_answer();
+    }
+  }
+  const auto trace_file = dir_ / "candidate.trace.json";
+  const auto log_file = dir_ / "candidate.log.json";
+  std::error_code ignored;
+  std::filesystem::remove(log_file, ignored);
+  if (auto why = write_trace_file(trace, trace_file))
+    return AdapterRun{AdapterRun::Kind::Failed, kAdapterFailed, *why, {}};
+  auto [exit_code, message] = run_command(trace_file, log_file, settle_scale);
+  return outcome(exit_code, std::move(message), log_file);
+}
+
+Adapter::Ticket Adapter::submit(const Trace& trace, double settle_scale) {
+  const Ticket ticket = next_ticket_++;
+  if (at_once_ == 1 || stop_requested()) {
+    ready_.emplace_back(ticket, run(trace, settle_scale));
+    return ticket;
+  }
+  // The server takes at_once_ traces at a time: a further one (a shrink's candidate beside a
+  // campaign's traces) waits for an answer.
+  while (unanswered_.size() >= static_cast<std::size_t>(at_once_)) read_answer();
+  const auto trace_file = dir_ / (std::to_string(ticket) + ".trace.json");
+  const auto log_file = dir_ / (std::to_string(ticket) + ".log.json");
+  if (auto why = write_trace_file(trace, trace_file)) {
+    ready_.emplace_back(ticket, AdapterRun{AdapterRun::Kind::Failed, kAdapterFailed, *why, {}});
+    return ticket;
+  }
+  if (!server_ || server_->ended())
+    server_ = std::make_unique<Server>(filled(serve_command_, fixed_), dir_ / "server.stderr");
+  if (!server_->start_error().empty()) {
+    const std::string why = server_->start_error();
+    server_.reset();  // tried again for the next trace, as a server that ended is
+    ready_.emplace_back(ticket, AdapterRun{AdapterRun::Kind::Failed, kAdapterFailed, why, {}});
+    return ticket;
+  }
+  unanswered_.emplace(ticket, std::make_pair(trace_file, log_file));
+  nlohmann::json request{
+      {"id", ticket}, {"trace", trace_file.string()}, {"log", log_file.string()}};
+  if (settle_scale != 1) request["settleScale"] = settle_scale;
+  if (!server_->send(request.dump())) server_ended();
+  return ticket;
+}
+
+std::pair<Adapter::Ticket, AdapterRun> Adapter::answer() {
+  while (ready_.empty()) read_answer();
+  auto next = std::move(ready_.front());
+  ready_.pop_front();
+  return next;
+}
+
+void Adapter::read_answer() {
+  if (unanswered_.empty()) throw std::logic_error("Adapter::answer: no trace is in flight");
+  const std::optional<std::string> line = server_ ? server_->receive() : std::nullopt;
+  if (!line) return server_ended();
+  const auto answer = nlohmann::json::parse(*line, nullptr, /*allow_exceptions=*/false);
+  const bool well_formed = answer.is_object() && answer.contains("exit") &&
+                           answer["exit"].is_number_integer() && answer.contains("id") &&
+                           answer["id"].is_number_unsigned();
+  const auto it = well_formed ? unanswered_.find(answer["id"].get<Ticket>()) : unanswered_.end();
+  if (it == unanswered_.end()) {
+    // An answer lockstep cannot place fails every trace in flight: which one it meant is unknown.
+    fail_unanswered(
+        "the adapter's server answered what is not {\"id\", \"exit\", \"message\"} "
+        "of a trace in flight: " +
+            line->substr(0, 200),
+        kAdapterFailed);
+    server_.reset();
+    return;
+  }
+  const auto [trace_file, log_file] = it->second;
+  ready_.emplace_back(it->first, outcome(answer["exit"].get<int>(), message_of(answer), log_file));
+  unanswered_.erase(it);
+  std::error_code ignored;
+  std::filesystem::remove(trace_file, ignored);
+  std::filesystem::remove(log_file, ignored);
+}
+
+void Adapter::server_ended() {
+  if (server_ && server_->stopped()) {
+    fail_unanswered("stopped", kStopped);
+  } else {
+    const std::string said = server_ ? stderr_text(server_->stderr_file()) : "";
+    fail_unanswered("the adapter's server ended" + (said.empty() ? "" : ": " + said),
+                    kAdapterFailed);
+  }
+  server_.reset();  // ends its group; the next trace starts it again
+  std::error_code ignored;
+  std::filesystem::remove(dir_ / "server.stderr", ignored);
+}
+
+void Adapter::fail_unanswered(const std::string& why, int exit_code) {
+  // In ticket order (unanswered_ is ordered), so that what fails together is listed in order.
+  for (const auto& [ticket, files] : unanswered_) {
+    ready_.emplace_back(ticket, outcome(exit_code, why, files.second));
+    std::error_code ignored;
+    std::filesystem::remove(files.first, ignored);
+    std::filesystem::remove(files.second, ignored);
+  }
+  unanswered_.clear();
+}
+
 std::pair<int, std::string> Adapter::run_command(const std::filesystem::path& trace_file,
                                                  const std::filesystem::path& log_file,
                                                  double settle_scale) {
@@ -288,7 +420,7 @@ std::pair<int, std::string> Adapter::run_command(const std::filesystem::path& tr
     if (auto line = server_->ask(request.dump())) {
       const auto answer = nlohmann::json::parse(*line, nullptr, /*allow_exceptions=*/false);
       if (answer.is_object() && answer.contains("exit") && answer["exit"].is_number_integer())
-        return {answer["exit"].get<int>(), answer.value("message", std::string())};
+        return {answer["exit"].get<int>(), message_of(answer)};
       return {kAdapterFailed,
               "the adapter's server answered what is not {\"exit\", \"message\"}: " +
                   line->substr(0, 200)};

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -51,8 +52,10 @@ class Adapter {
   // trace, a line {"exit", "message"} on its stdout back, the exit codes `command`'s; it is started
   // again if it ends. `fixed` fills the other placeholders of both ({adapters}), in the same pass
   // as {trace} and {log}.
+  // `serve_at_once` > 1: the server takes that many traces in flight at once, each request with
+  // an "id" that its answer repeats, answers in any order (submit() and answer()).
   Adapter(CommandWords command, check::Options check_options, CommandWords serve_command = {},
-          Placeholders fixed = {});
+          Placeholders fixed = {}, int serve_at_once = 1);
   ~Adapter();
   Adapter(const Adapter&) = delete;
   Adapter& operator=(const Adapter&) = delete;
@@ -61,6 +64,24 @@ class Adapter {
   // to it in its environment, so that its settling waits that many times longer
   // (adapters/README.md, "Flaky failures"): how a failure is run again before it is kept.
   AdapterRun run(const Trace& trace, double settle_scale = 1);
+
+  // Traces in flight at once. submit() hands the trace to the server and returns its ticket (once
+  // the server has fewer than at_once() traces unanswered); answer() waits for the next trace to be
+  // done, whichever it is. Where the server takes one trace at a time (or there is none) submit()
+  // runs the trace to its end, and answer() gives the runs back in the order submitted. A server
+  // that ends fails every trace in flight on it (or, on a stop request, ends them as Stopped).
+  // run() may be called between the two: its trace goes beside those in flight, and their answers
+  // wait for answer().
+  // `settle_scale` > 1 on such a server is the request's "settleScale" (its re-runs, as run()'s
+  // LOCKSTEP_SETTLE_SCALE is the one-shot command's).
+  using Ticket = std::uint64_t;
+  static constexpr int kMaxAtOnce = 64;
+  Ticket submit(const Trace& trace, double settle_scale = 1);
+  std::pair<Ticket, AdapterRun> answer();  // only with a trace in flight (in_flight() > 0)
+  std::size_t in_flight() const { return unanswered_.size() + ready_.size(); }
+  // How many traces may be in flight on the server (1 without one that takes several).
+  int at_once() const { return at_once_; }
+
   // A run that check judged: the adapter's log and check's report on it.
   struct Judged {
     Log log;
@@ -79,6 +100,13 @@ class Adapter {
   std::pair<int, std::string> run_command(const std::filesystem::path& trace_file,
                                           const std::filesystem::path& log_file,
                                           double settle_scale);
+  // What an exit code and message come to, the log read from `log_file` when it logged.
+  static AdapterRun outcome(int exit_code, std::string message,
+                            const std::filesystem::path& log_file);
+  // One answer of the server's, placed in ready_ by its id (or every trace in flight failed).
+  void read_answer();
+  void server_ended();
+  void fail_unanswered(const std::string& why, int exit_code);
 
   CommandWords command_;
   check::Options options_;
@@ -86,6 +114,11 @@ class Adapter {
   CommandWords serve_command_;
   Placeholders fixed_;
   std::unique_ptr<Server> server_;  // started on first use
+  int at_once_;
+  Ticket next_ticket_ = 0;
+  // Sent to the server and not answered yet: ticket -> its trace and log files.
+  std::map<Ticket, std::pair<std::filesystem::path, std::filesystem::path>> unanswered_;
+  std::deque<std::pair<Ticket, AdapterRun>> ready_;  // done, not yet taken by answer()
 };
 
 // The test a shrink keeps a candidate by: the adapter's log of it is not allowed and its

@@ -194,11 +194,14 @@ std::optional<std::uint64_t> shards_run_in(const std::string& out) {
   return std::nullopt;
 }
 
-int fuzz_jobs_command(const FuzzTargetArgs& args) {
+int fuzz_jobs_command(const FuzzTargetArgs& args, const JobsPlan& plan) {
   std::error_code ec;
   const fs::path self = fs::read_symlink("/proc/self/exe", ec);
   if (ec) return fuzz_bad_input("--jobs: cannot find this program: " + ec.message());
-  const std::uint64_t n = static_cast<std::uint64_t>(args.jobs);
+  const std::uint64_t n = static_cast<std::uint64_t>(plan.shards);
+  // The jobs spread over the shards, the first ones taking one more where they do not divide.
+  const std::uint64_t jobs = std::max<std::uint64_t>(static_cast<std::uint64_t>(plan.jobs), n);
+  const auto in_flight = [&](std::uint64_t i) { return jobs / n + (i < jobs % n ? 1 : 0); };
   std::vector<std::string> dirs;
   std::vector<pid_t> children;
   for (std::uint64_t i = 0; i < n; ++i) {
@@ -217,6 +220,7 @@ int fuzz_jobs_command(const FuzzTargetArgs& args) {
                                       "--max-seconds", number(args.max_seconds),
                                       "--reruns",      std::to_string(args.reruns),
                                       "--shard",       std::to_string(i) + "/" + std::to_string(n),
+                                      "--jobs",        std::to_string(in_flight(i)),
                                       "--out",         dirs[i]};
     if (!args.targets.empty()) words.insert(words.end(), {"--targets", args.targets});
     if (args.count > 0) words.insert(words.end(), {"--count", std::to_string(args.count)});

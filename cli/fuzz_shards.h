@@ -1,8 +1,9 @@
 // A `fuzz --target` campaign split into shards. `--shard I/N` runs only the traces i with
 // i % N == I (fuzz_target.h), in a folder of its own; `fuzz merge --out DIR SHARD...` makes of
 // the N shards' folders the folder the unsharded campaign has (the kept traces moved into DIR,
-// summary.json and progress.jsonl as the unsharded campaign writes them); `--jobs N` runs N shards
-// side by side as processes of this binary, in OUT/shards/I-of-N, and merges them into OUT.
+// summary.json and progress.jsonl as the unsharded campaign writes them); `--jobs N` runs the
+// shards plan_jobs gives side by side as processes of this binary, in OUT/shards/I-of-N, and
+// merges them into OUT.
 #pragma once
 
 #include <cstdint>
@@ -29,7 +30,8 @@ std::filesystem::path shard_folder(const std::string& out, std::uint64_t index,
 // How many shards the --jobs campaign in `out` ran in (its shard folders); none for none.
 std::optional<std::uint64_t> shards_run_in(const std::string& out);
 
-// `args.jobs` shards at once; exits as fuzz_target_command does.
-int fuzz_jobs_command(const FuzzTargetArgs& args);
+// `plan.shards` shards at once, with `args.jobs` traces in flight among them (plan_jobs);
+// exits as fuzz_target_command does.
+int fuzz_jobs_command(const FuzzTargetArgs& args, const JobsPlan& plan);
 
 }  // namespace lockstep::cli

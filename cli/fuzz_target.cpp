@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <deque>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -94,19 +95,46 @@ void keep_minimal(const fs::path& dir, Json& entry, const Trace& minimal,
 
 }  // namespace
 
-int default_jobs(const FuzzTargetArgs& args) {
-  if (args.shard_count > 1) return 1;
-  // A campaign resumed goes on as it ran: in the shards it has (OUT/shards/I-of-N), or in one.
-  if (args.resume)
-    return static_cast<int>(std::clamp<std::uint64_t>(shards_run_in(args.out).value_or(1), 1, 64));
+namespace {
+
+// What the target's entry says of --jobs: its jobsPerCore and how many traces its server takes
+// at once (1 when it serves one at a time, has no server, or --no-serve asks for none).
+struct TargetJobs {
+  std::optional<int> per_core;
+  int at_once = 1;
+};
+
+TargetJobs target_jobs(const FuzzTargetArgs& args) {
   auto registry = read_targets_file(find_targets(args.targets).string());
   const TargetEntry* target = registry ? registry->find(args.target) : nullptr;
-  if (!target || !target->jobs_per_core) return 1;
-  cpu_set_t cpus;
-  const int cores = sched_getaffinity(0, sizeof cpus, &cpus) == 0 ? CPU_COUNT(&cpus) : 1;
-  std::uint64_t jobs = static_cast<std::uint64_t>(std::max(1, cores)) * *target->jobs_per_core;
-  if (args.count > 0) jobs = std::min(jobs, args.count);
-  return static_cast<int>(std::clamp<std::uint64_t>(jobs, 1, 64));
+  if (!target) return {};
+  return {target->jobs_per_core, args.no_serve ? 1 : target->serve_at_once};
+}
+
+}  // namespace
+
+JobsPlan plan_jobs(const FuzzTargetArgs& args) {
+  const TargetJobs target = target_jobs(args);
+  std::uint64_t jobs = static_cast<std::uint64_t>(std::max(0, args.jobs));
+  if (jobs == 0 && args.resume && args.shard_count == 1) {
+    // A campaign resumed goes on as it ran: in the shards it has (OUT/shards/I-of-N), or in one.
+    jobs = std::clamp<std::uint64_t>(shards_run_in(args.out).value_or(1), 1, 64) *
+           static_cast<std::uint64_t>(target.at_once);
+  } else if (jobs == 0) {
+    cpu_set_t cpus;
+    const int cores = sched_getaffinity(0, sizeof cpus, &cpus) == 0 ? CPU_COUNT(&cpus) : 1;
+    jobs = static_cast<std::uint64_t>(std::max(1, cores)) * target.per_core.value_or(0);
+    if (args.count > 0) jobs = std::min(jobs, args.count);
+    // A shard runs in one process: what its server takes at once, at most.
+    if (args.shard_count > 1) jobs = std::min<std::uint64_t>(jobs, target.at_once);
+  }
+  jobs = std::clamp<std::uint64_t>(jobs, 1, 64);
+  const auto at_once = static_cast<std::uint64_t>(target.at_once);
+  JobsPlan plan;
+  plan.jobs = static_cast<int>(jobs);
+  plan.shards = static_cast<int>((jobs + at_once - 1) / at_once);
+  plan.in_flight = static_cast<int>(std::min(jobs, at_once));
+  return plan;
 }
 
 int fuzz_target_command(const FuzzTargetArgs& args) {
@@ -167,7 +195,8 @@ int fuzz_target_command(const FuzzTargetArgs& args) {
     if (!r.failure.is_null() && r.failure.value("kind", std::string()) == "not allowed")
       shrink_choice.meet(r.failure.value("signature", std::string()));
   const StopSignals stop_signals;
-  Adapter adapter(target.command, options, serve, target.fixed);
+  Adapter adapter(target.command, options, serve, target.fixed,
+                  serve.empty() ? 1 : std::clamp(args.in_flight, 1, target.entry.serve_at_once));
   const bool tty = isatty(STDERR_FILENO);
   const auto start = std::chrono::steady_clock::now();
   const auto elapsed = [&] {
@@ -184,33 +213,53 @@ int fuzz_target_command(const FuzzTargetArgs& args) {
     return tally.line(spent + elapsed(), expected, rate);
   };
 
-  // Trace i, run, judged and kept; nothing when a stop request ended one of its adapter runs
-  // (it is then not counted, and a resumed campaign runs it again).
-  const auto run_trace = [&](std::uint64_t i) -> std::optional<TraceRecord> {
-    TraceRecord record;
-    record.index = i;
-    record.seed = args.seed + i;
-    const Trace trace = generate_trace(profile, record.seed, args.steps);
-    AdapterRun ran = adapter.run(trace);
-    if (ran.kind == AdapterRun::Kind::Stopped) return std::nullopt;
+  // A trace of the campaign while it is in flight: its first run and check's report on it, and
+  // its re-runs' outcomes. A failure is run again, settling longer, up to --reruns times: an
+  // allowed re-run says the first run's events were stamped late (adapters/README.md, "Flaky
+  // failures"), not that the implementation departs. `waiting` is the ticket of the run it
+  // waits for, none once it is judged.
+  struct InFlight {
+    std::uint64_t index = 0;
+    Trace trace;
+    std::optional<Adapter::Ticket> waiting;
+    std::optional<AdapterRun> ran;
     std::optional<check::Report> report;
-    record.outcome = outcome_of(trace, ran, options, report);
-    if (record.outcome == "cannot express") record.reason = reason_of(ran.message);
-    // A failure run again, settling longer: an allowed run says the first one's events were
-    // stamped late (adapters/README.md, "Flaky failures"), not that the implementation departs.
+    std::string outcome;
     Json reruns = Json::array();
-    if (is_failure(record.outcome)) {
-      for (int k = 0; k < args.reruns; ++k) {
-        AdapterRun again = adapter.run(trace, kRerunSettleScale);
-        if (again.kind == AdapterRun::Kind::Stopped) return std::nullopt;
-        std::optional<check::Report> unused;
-        reruns.push_back(outcome_of(trace, again, options, unused));
-        if (reruns.back() == "allowed") {
-          record.outcome = "flaky";
-          break;
-        }
-      }
+    bool stopped = false;  // a stop request ended one of its runs: it is dropped
+  };
+  // What the run answering item's ticket comes to: its verdict, and a re-run when it is due.
+  const auto take_run = [&](InFlight& item, AdapterRun ran) {
+    item.waiting.reset();
+    if (ran.kind == AdapterRun::Kind::Stopped) {
+      item.stopped = true;
+      return;
     }
+    if (!item.ran) {
+      item.outcome = outcome_of(item.trace, ran, options, item.report);
+      item.ran = std::move(ran);
+    } else {
+      std::optional<check::Report> unused;
+      item.reruns.push_back(outcome_of(item.trace, ran, options, unused));
+      if (item.reruns.back() == "allowed") item.outcome = "flaky";
+    }
+    if (is_failure(item.outcome) && item.reruns.size() < static_cast<std::size_t>(args.reruns))
+      item.waiting = adapter.submit(item.trace, kRerunSettleScale);
+  };
+
+  // A judged trace kept and its record made; nothing when a stop request ended one of its
+  // adapter runs or its shrinking (it is then not counted, and a resumed campaign runs it again).
+  const auto keep_trace = [&](InFlight& item) -> std::optional<TraceRecord> {
+    if (item.stopped) return std::nullopt;
+    const Trace& trace = item.trace;
+    AdapterRun& ran = *item.ran;
+    std::optional<check::Report>& report = item.report;
+    const Json& reruns = item.reruns;
+    TraceRecord record;
+    record.index = item.index;
+    record.seed = args.seed + item.index;
+    record.outcome = item.outcome;
+    if (record.outcome == "cannot express") record.reason = reason_of(ran.message);
     // Kept in folder/<trace>: the trace and, when check judged the log, the log and check's
     // explanation; the entry summary.json lists it by.
     fs::path dir;
@@ -262,11 +311,43 @@ int fuzz_target_command(const FuzzTargetArgs& args) {
     return record;
   };
 
+  // Traces in flight, in trace order. Their runs and re-runs are judged as they come in, in
+  // whatever order, and each trace is kept (and shrunk) in trace order once judged, so that what
+  // a campaign keeps and shrinks (ShrinkChoice) is the same whatever finished first. Up to
+  // at_once runs are on the adapter at a time, and at most kWindow times that many traces wait
+  // here behind an earlier, slower one.
+  constexpr std::size_t kWindow = 64;
+  const std::size_t at_once = static_cast<std::size_t>(adapter.at_once());
+  std::deque<InFlight> window;
+  std::uint64_t next = 0;
+  const auto next_trace = [&]() -> std::optional<std::uint64_t> {
+    while ((args.count == 0 || next < args.count) &&
+           (done.count(next) || next % args.shard_count != args.shard_index))
+      ++next;
+    if (args.count > 0 && next >= args.count) return std::nullopt;
+    if (stop_requested() || spent + elapsed() >= args.minutes * 60) return std::nullopt;
+    return next++;
+  };
   std::optional<std::string> journal_error;
-  for (std::uint64_t i = 0; args.count == 0 || i < args.count; ++i) {
-    if (done.count(i) || i % args.shard_count != args.shard_index) continue;
-    if (stop_requested() || spent + elapsed() >= args.minutes * 60) break;
-    std::optional<TraceRecord> record = run_trace(i);
+  while (!stop_requested()) {
+    while (adapter.in_flight() < at_once &&
+           window.size() < (at_once == 1 ? 1 : kWindow * at_once)) {
+      const std::optional<std::uint64_t> i = next_trace();
+      if (!i) break;
+      InFlight& item = window.emplace_back();
+      item.index = *i;
+      item.trace = generate_trace(profile, args.seed + *i, args.steps);
+      item.waiting = adapter.submit(item.trace);
+    }
+    if (window.empty()) break;
+    while (window.front().waiting) {
+      auto [ticket, ran] = adapter.answer();
+      for (InFlight& item : window)
+        if (item.waiting == ticket) take_run(item, std::move(ran));
+    }
+    InFlight first = std::move(window.front());
+    window.pop_front();
+    std::optional<TraceRecord> record = keep_trace(first);
     if (!record) break;
     if (auto error = journal.value().append(*record)) {
       journal_error = journal_file.string() + ": " + error->to_string();
@@ -274,7 +355,7 @@ int fuzz_target_command(const FuzzTargetArgs& args) {
     }
     tally.count(*record);
     ++ran_here;
-    done.emplace(i, std::move(*record));
+    done.emplace(first.index, std::move(*record));
     if (tty)
       std::cerr << "\r" << progress() << std::flush;
     else if (tally.traces % 10 == 0)

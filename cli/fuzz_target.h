@@ -29,10 +29,30 @@ struct FuzzTargetArgs {
   bool resume = false;
   // Only the traces i with i % shard_count == shard_index (--shard I/N; fuzz_shards.h).
   std::uint64_t shard_index = 0, shard_count = 1;
-  // Traces in flight at once: that many shard processes (fuzz_shards.h); 0, the default: the
-  // target's jobsPerCore times the cores (default_jobs).
+  // Traces in flight at once (plan_jobs); 0, the default: the target's jobsPerCore times the
+  // cores.
   int jobs = 0;
+  // Traces in flight at once on this process's adapter server (plan_jobs' in_flight): at most
+  // the target's serveAtOnce.
+  int in_flight = 1;
 };
+
+// How a campaign's --jobs run: `shards` processes side by side (fuzz_shards.h), each with up to
+// `in_flight` traces on its adapter's server at once. A target whose server takes T traces at
+// once (serveAtOnce in targets.json) runs N jobs in ceil(N / T) processes; any other runs them in
+// N processes, one trace each.
+struct JobsPlan {
+  int jobs = 1;  // traces in flight in all
+  int shards = 1;
+  int in_flight = 1;  // at most, in each shard
+};
+
+// The plan for `args.jobs`, or for its default when 0: the target's jobsPerCore times the cores
+// this process may run on, at most 64 and at most --count (1 for a target without jobsPerCore,
+// or whose registry or entry cannot be read: fuzz_target_command then says why); a shard's
+// default is at most what its server takes at once. With --resume and no --jobs: as many
+// shards as the stopped campaign ran in (OUT/shards), 1 for none.
+JobsPlan plan_jobs(const FuzzTargetArgs& args);
 
 // How much longer a failure's re-runs settle (LOCKSTEP_SETTLE_SCALE, adapters/README.md).
 constexpr double kRerunSettleScale = 4;
@@ -43,11 +63,5 @@ constexpr double kRerunSettleScale = 4;
 // when failures were kept, 2 bad input, 128 + the signal's number when SIGINT or SIGTERM stopped
 // it (summary.json then says what was done, and --resume finishes it).
 int fuzz_target_command(const FuzzTargetArgs& args);
-
-// --jobs when it is not given: the target's jobsPerCore (targets.json) times the cores this
-// process may run on, at most 64 and at most --count; 1 for a target without jobsPerCore, when
-// the registry or the target cannot be read (fuzz_target_command then says why), or for a shard.
-// With --resume: the number of shards the stopped campaign ran in (OUT/shards), 1 for none.
-int default_jobs(const FuzzTargetArgs& args);
 
 }  // namespace lockstep::cli

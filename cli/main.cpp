@@ -128,9 +128,10 @@ int main(int argc, char** argv) {
                        "N shards' folders into the unsharded campaign's)");
   fuzz_cmd
       ->add_option("--jobs", fuzz_target.jobs,
-                   "--target: traces in flight at once, as that many shards run side by side "
-                   "(in OUT/shards) and merged into OUT (default: the target's jobsPerCore in "
-                   "targets.json times the cores; 1 for a target without it)")
+                   "--target: traces in flight at once: on one adapter server where the target's "
+                   "takes several (serveAtOnce in targets.json), else as that many shards side "
+                   "by side (in OUT/shards) merged into OUT (default: the target's jobsPerCore "
+                   "times the cores; 1 for a target without it)")
       ->check(CLI::Range(1, 64));
   std::string merge_out;
   std::vector<std::string> merge_shards;
@@ -296,10 +297,6 @@ int main(int argc, char** argv) {
           std::cerr << "lockstep: fuzz --shard: " << *why << "\n";
           return 2;
         }
-        if (fuzz_target.jobs > 1) {
-          std::cerr << "lockstep: fuzz: --jobs runs shards of its own; give --shard or --jobs\n";
-          return 2;
-        }
       }
       // With --count alone the count is the budget: a campaign of N traces is not cut short by
       // the default minute (the property suite's budget).
@@ -307,8 +304,16 @@ int main(int argc, char** argv) {
       fuzz_target.minutes = count_only ? std::numeric_limits<double>::infinity() : fuzz.minutes;
       fuzz_target.seed = fuzz.seed;
       if (fuzz_cmd->count("--out") > 0) fuzz_target.out = fuzz.out;
-      if (fuzz_target.jobs == 0) fuzz_target.jobs = lockstep::cli::default_jobs(fuzz_target);
-      if (fuzz_target.jobs > 1) return lockstep::cli::fuzz_jobs_command(fuzz_target);
+      const lockstep::cli::JobsPlan plan = lockstep::cli::plan_jobs(fuzz_target);
+      if (fuzz_target.shard_count > 1 && plan.shards > 1) {
+        std::cerr << "lockstep: fuzz --shard: --jobs " << fuzz_target.jobs << " would need "
+                  << plan.shards << " processes, and a shard is one: give --jobs at most what "
+                  << "the target's server takes at once (serveAtOnce in its targets file)\n";
+        return 2;
+      }
+      fuzz_target.jobs = plan.jobs;
+      if (plan.shards > 1) return lockstep::cli::fuzz_jobs_command(fuzz_target, plan);
+      fuzz_target.in_flight = plan.in_flight;
       return lockstep::cli::fuzz_target_command(fuzz_target);
     }
     if (*fuzz_cmd) return lockstep::cli::fuzz_command(fuzz);

@@ -287,7 +287,22 @@ TEST(StrictReader, TargetsFilesAreHeldToTheirMembers) {
       "/targets/x/partial | expected true or false, got \"yes\"");
   EXPECT_EQ(targets_refusal(R"({"targets": {"x": {"command": "a", "comand": "b"}}})"),
             "/targets/x/comand | unknown member \"comand\" (allowed here: description, command, "
-            "serve, profile, without, partial, jobsPerCore)");
+            "serve, serveAtOnce, profile, without, partial, jobsPerCore)");
+  // serveAtOnce: a whole number from 1 to 64, and only beside a serve command.
+  for (const char* at_once : {"0", "65", "2.5", "true"})
+    EXPECT_EQ(targets_refusal(std::string(R"({"targets": {"x": {"command": "a", "serve": "s", )"
+                                          R"("serveAtOnce": )") +
+                              at_once + "}}}"),
+              std::string("/targets/x/serveAtOnce | expected a whole number from 1 to 64, got ") +
+                  at_once)
+        << at_once;
+  EXPECT_EQ(targets_refusal(R"({"targets": {"x": {"command": "a", "serveAtOnce": 4}}})"),
+            "/targets/x/serveAtOnce | a target without \"serve\" serves nothing at once");
+  auto at_once =
+      read_targets(R"({"targets": {"x": {"command": "a", "serve": "s", "serveAtOnce": 8}}})");
+  ASSERT_TRUE(at_once.ok());
+  EXPECT_EQ(at_once->find("x")->serve_at_once, 8);
+  EXPECT_EQ(read_targets(R"({"targets": {"x": {"command": "a"}}})")->find("x")->serve_at_once, 1);
   for (const char* jobs : {"0", "17", "1.5", "\"4\""})
     EXPECT_EQ(
         targets_refusal(std::string(R"({"targets": {"x": {"command": "a", "jobsPerCore": )") +

@@ -206,15 +206,23 @@ export function now() {
 // after each, and fails the run where the steps or a slot overran.
 export class Clock {
   constructor(steps, budgets, report) {
+    this.steps = steps;
+    this.budgets = budgets;
     this.plan = planTimers(steps, budgets);
     this.report = report;
     this.start = null;
   }
 
   // What step i's message to its agent carries: { plan, start } from the first timer's step on.
+  // The plan is made again as that step begins, its budgets asked then: a runner whose budgets
+  // follow the latency it has measured (browser/runner.mjs) plans with what the steps before
+  // have shown.
   message(i) {
     if (!this.plan || i < this.plan.first) return undefined;
-    if (this.start === null) this.start = now();
+    if (this.start === null) {
+      this.plan = planTimers(this.steps, this.budgets);
+      this.start = now();
+    }
     return { plan: this.plan, start: this.start };
   }
 

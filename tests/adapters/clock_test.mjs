@@ -133,6 +133,20 @@ test('advanceTime waits out its window and reports where the steps or a slot ove
   assert.match(reports[1], /virtual instant 1 ms settled \d+ ms after its slot ended/);
 });
 
+test('the plan takes the budgets its runner gives when the first timer-making step begins', () => {
+  const steps = [{ agent: 'A', op: 'mark', label: 'x' },
+    { agent: 'A', op: 'setTimeout', id: 't', ms: 1 }, { op: 'advanceTime', ms: 1 }];
+  let slot = 30;
+  const clock = new Clock(steps, { stepMs: () => 20, slotMs: () => slot }, () => {});
+  slot = 90;  // the runner measured slower round trips during step 0
+  assert.equal(clock.message(0), undefined);
+  const carried = clock.message(1);
+  assert.equal(carried.plan.windows[0].slot, 90);
+  // From then on the plan holds: an agent and the runner share it.
+  slot = 500;
+  assert.equal(clock.message(2).plan, carried.plan);
+});
+
 test('advanceTime where no timer can be due only settles', async () => {
   const clock = new Clock([{ op: 'advanceTime', ms: 50 }], { stepMs: () => 1000, slotMs: 1000 },
     () => assert.fail('nothing to report'));

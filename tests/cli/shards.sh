@@ -92,7 +92,7 @@ expect 2 "lockstep: fuzz merge: $tmp/whole/progress.jsonl: not a shard's journal
 "$lockstep" "${base[@]}" --seed 101 --shard 1/3 --out "$tmp/other-1" > /dev/null 2>&1
 expect 2 "lockstep: fuzz merge: $tmp/other-1 is a shard of another campaign: its firstSeed is 101, not 100" \
   "merge of another campaign's shard" "$lockstep" fuzz merge --out "$tmp/m5" "$tmp/shard-0" "$tmp/other-1" "$tmp/shard-2"
-expect 2 "lockstep: fuzz: --jobs runs shards of its own; give --shard or --jobs" "--jobs with --shard" \
+expect 2 "lockstep: fuzz --shard: --jobs 2 would need 2 processes, and a shard is one: give --jobs at most what the target's server takes at once (serveAtOnce in its targets file)" "--jobs with --shard" \
   "$lockstep" "${campaign[@]}" --jobs 2 --shard 0/2 --out "$tmp/both"
 expect 2 "lockstep: fuzz --shard: expected I/N with 0 <= I < N, got \"3/3\"" "--shard 3/3" \
   "$lockstep" "${campaign[@]}" --shard 3/3 --out "$tmp/bad"

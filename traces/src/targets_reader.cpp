@@ -37,8 +37,9 @@ std::string string_member(const Node& obj, const char* key, const std::string& p
 
 TargetEntry read_entry(const std::string& name, const Node& j, const std::string& p) {
   if (!j.is_object()) fail(p, "a target is an object, got " + j.type_name());
-  check_members(
-      j, p, {"description", "command", "serve", "profile", "without", "partial", "jobsPerCore"});
+  check_members(j, p,
+                {"description", "command", "serve", "serveAtOnce", "profile", "without", "partial",
+                 "jobsPerCore"});
   TargetEntry t;
   t.name = name;
   t.pointer = p;
@@ -59,6 +60,15 @@ TargetEntry read_entry(const std::string& name, const Node& j, const std::string
       fail(child(p, "jobsPerCore"),
            "expected a whole number from 1 to 16, got " + j["jobsPerCore"].dump());
     t.jobs_per_core = static_cast<int>(*jobs);
+  }
+  if (j.contains("serveAtOnce")) {
+    if (!t.serve)
+      fail(child(p, "serveAtOnce"), "a target without \"serve\" serves nothing at once");
+    const auto at_once = j["serveAtOnce"].exact_integer(1, 64);
+    if (!at_once)
+      fail(child(p, "serveAtOnce"),
+           "expected a whole number from 1 to 64, got " + j["serveAtOnce"].dump());
+    t.serve_at_once = static_cast<int>(*at_once);
   }
   return t;
 }

@@ -10,12 +10,16 @@ trace cannot be read or the log cannot be written (the message names the file).
 
 With --serve, a runner replays many traces in one browser (adapters/README.md, "Serving many
 traces"): each request is a line of JSON on stdin, {"trace": PATH, "log": PATH}, and each answer
-a line on stdout, {"exit": CODE, "message": TEXT}, with the exit codes above. Each trace's pages
-come from a server of their own on a new port, so each trace has origins (and lock managers and
-localStorage) that no earlier trace used; a driver page (browser/driver.html) opens the trace's
-runner in a frame and removes the frame, ending its agents, once the log is in.
+a line on stdout, {"exit": CODE, "message": TEXT}, with the exit codes above. A request with an
+"id" (an integer or a string), {"id": ID, "trace": PATH, "log": PATH}, may come before the ones
+before it are answered: it is replayed beside them and answered {"id": ID, "exit": CODE,
+"message": TEXT} when it is done, in any order. Each trace's pages come from a server of their
+own on a new port, so each trace has origins (and lock managers and localStorage) that no other
+trace uses; a driver page (browser/driver.html) opens the trace's runner in a frame and removes
+the frame, ending its agents, once the log is in.
 """
 import argparse
+import functools
 import http.server
 import itertools
 import json
@@ -27,6 +31,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 import urllib.parse
 
 JS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -168,6 +173,8 @@ def main(name, browser_env, browser_name, command, env=None):
                         help="replay the traces named on stdin in one browser (see above)")
     parser.add_argument("--restart-every", type=int, default=200,
                         help="--serve: a fresh browser after this many traces")
+    parser.add_argument("--max-in-flight", type=int, default=16,
+                        help="--serve: at most this many traces (requests with ids) at once")
     parser.add_argument("--browser", default=os.environ.get(browser_env) or
                         shutil.which(browser_name) or os.path.join("/usr/bin", browser_name))
     parser.add_argument("--timeout", type=float, default=60)
@@ -184,6 +191,8 @@ def main(name, browser_env, browser_name, command, env=None):
     args = parser.parse_args()
     if args.serve == bool(args.trace or args.log) or (not args.serve and not args.log):
         parser.error("give TRACE LOG, or --serve alone")
+    if args.max_in_flight < 1:
+        parser.error("--max-in-flight must be at least 1")
     if not (os.path.isfile(args.browser) and os.access(args.browser, os.X_OK)):
         print(f"{args.browser}: no such browser (scripts/install-deps.sh --for-tests installs it; "
               f"--browser or {browser_env} names another)", file=sys.stderr)
@@ -211,9 +220,14 @@ def main(name, browser_env, browser_name, command, env=None):
     # lockstep's re-run of a failure before it keeps it (adapters/README.md, "Flaky failures").
     if os.environ.get("LOCKSTEP_SETTLE_SCALE"):
         page["settleScale"] = os.environ["LOCKSTEP_SETTLE_SCALE"]
+        try:  # the page's budgets that many times longer: its time too
+            args.timeout *= max(1.0, float(os.environ["LOCKSTEP_SETTLE_SCALE"]))
+        except ValueError:
+            pass
     browser_command = lambda url, profile: command(args.browser, url, profile)  # noqa: E731
     if args.serve:
-        return serve_traces(name, browser_command, args.timeout, env, page, args.restart_every)
+        return serve_traces(name, browser_command, args.timeout, env, page, args.restart_every,
+                            args.max_in_flight)
     code, message = run(args.trace, args.log, name, browser_command, args.timeout, env, page)
     if message:
         print(message, file=sys.stderr)
@@ -306,155 +320,317 @@ def run(trace_path, log_path, name, command, timeout, env=None, page=None):
     return outcome(result, finished, timeout, log_path)
 
 
-class Driver:
-    """--serve's side of browser/driver.html: hands the page one runner URL at a time (GET /next,
-    which waits for one) and tells it when that trace's log is in (GET /finished, which waits
-    for it), so that the page can remove the trace's frame. A page of an earlier browser (its
-    `generation` in its URL) is told to stop, so that it never takes a later trace's URL."""
+POLL_S = 0.5  # how often a trace in flight looks whether its browsers have died
 
-    def __init__(self):
-        self.browser = None  # the one its page runs in, stopped by stop_browser()
-        self.used = 0  # traces handed to that browser
+
+class Driver:
+    """--serve's side of browser/driver.html for one partition's browser: a queue of actions for
+    the page, {"open": ID, "url": URL} (a trace's frame) and {"close": ID} (its log is in), which
+    the page takes in batches with one long-poll (GET /actions, waiting up to WAIT_S for one):
+    browsers open about six connections to a host and port, so one poll per trace would stall.
+    A page of an earlier browser (its `generation` in its URL) is answered 410 and stops, so it
+    never opens a later trace's frame.
+
+    Many traces are in flight on the browser at once. One that needs replacing (a trace timed out
+    on it, it died, or it has had `restart_every` traces) takes no more: a trace that comes waits
+    until those in flight on it are done, when it is stopped, and then starts a fresh one."""
+
+    WAIT_S = 10
+
+    def __init__(self, name, command, env, restart_every):
+        self.name, self.command, self.env = name, command, env
+        self.restart_every = restart_every
         self.lock = threading.Condition()
         self.generation = 0
-        self.job = None  # (id, url) not yet taken
-        self.finished = set()
+        self.actions = []
+        self.browser = None  # the one its page runs in
+        self.used = 0  # traces handed to that browser
+        self.worn = False  # it takes no more traces
+        self.in_flight = set()  # ids of the traces on it
+        self.live = set()  # every browser started and not yet stopped, for stop_all()
+        self.closed = False
         driver = self
 
         class Handler(QuietHandler):
             def do_GET(self):
                 path, _, query = self.path.partition("?")
                 params = urllib.parse.parse_qs(query)
-                generation = int(params.get("generation", ["-1"])[0])
                 if path == "/browser/driver.html":
                     with open(os.path.join(JS, "browser", "driver.html"), "rb") as f:
                         return self.send(200, f.read(), "text/html")
-                if path == "/next":
-                    job = driver.take(generation)
-                    if job is None:
+                if path == "/actions":
+                    actions = driver.take(int(params.get("generation", ["-1"])[0]))
+                    if actions is None:
                         return self.send(410, b"a later browser took over")
-                    return self.send(200, json.dumps({"id": job[0], "url": job[1]}).encode(),
-                                     "application/json")
-                if path == "/finished":
-                    driver.wait_finished(int(params.get("id", ["-1"])[0]), generation)
-                    return self.send(200, b"ok")
+                    return self.send(200, json.dumps(actions).encode(), "application/json")
                 return self.send(404, b"not found")
 
         self.server = Server(("::", 0), Handler)
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
 
-    def stop_browser(self):
-        if self.browser:
-            self.browser.stop()
-            self.browser = None
-
-    def ensure_browser(self, name, command, env, restart_every):
-        """A live browser on this driver's page for the next trace: a fresh one when there is
-        none, when it has died, or after `restart_every` traces."""
-        if self.browser and (self.browser.process.poll() is not None or
-                             self.used >= restart_every):
-            self.stop_browser()
-        if not self.browser:
-            self.new_generation()
-            self.browser = Browser(name, command, self.url(), env)
-            self.used = 0
-        self.used += 1
-
     def url(self):
         return (f"http://127.0.0.1:{self.server.server_address[1]}/browser/driver.html"
                 f"?generation={self.generation}")
 
-    def new_generation(self):
+    def died(self):
+        """The exit code of the browser if it has died, else None."""
+        return self.browser.process.poll() if self.browser else None
+
+    def retiring(self):
+        return self.browser is not None and (self.worn or self.died() is not None)
+
+    def acquire(self, job_id):
+        """A place for the trace on a live browser, waiting while a retiring one finishes its
+        traces. Returns a browser the caller stops (one that died while idle), or None."""
         with self.lock:
-            self.generation += 1
-            self.job = None
-            self.lock.notify_all()
+            while self.retiring() and self.in_flight:
+                self.lock.wait(POLL_S)  # a browser that dies is seen by polling
+            old = self.detach() if self.retiring() else None
+            if not self.browser:
+                self.start()
+            self.in_flight.add(job_id)
+            self.used += 1
+            self.worn |= self.used >= self.restart_every
+            return old
+
+    def start(self):
+        if self.closed:
+            raise RuntimeError("the server is ending")
+        self.generation += 1
+        self.actions = []
+        self.browser = Browser(self.name, self.command, self.url(), self.env)
+        self.live.add(self.browser)
+        self.used, self.worn = 0, False
+
+    def detach(self):
+        """Takes the browser off this driver (its page is told to stop); returns it."""
+        browser, self.browser = self.browser, None
+        self.generation += 1
+        self.actions = []
+        self.lock.notify_all()
+        return browser
 
     def hand(self, job_id, url):
         with self.lock:
-            self.job = (job_id, url)
+            self.actions.append({"open": job_id, "url": url})
             self.lock.notify_all()
+
+    def release(self, job_id, fresh_browser):
+        """The trace is done: its frame goes. `fresh_browser`: the browser takes no more traces.
+        Returns the browser for the caller to stop when this was its last trace, or None."""
+        with self.lock:
+            self.in_flight.discard(job_id)
+            kept = [a for a in self.actions if a.get("open") != job_id]
+            if len(kept) == len(self.actions):  # its frame was opened: close it
+                kept.append({"close": job_id})
+            self.actions = kept
+            self.worn |= fresh_browser
+            self.lock.notify_all()
+            return self.detach() if self.retiring() and not self.in_flight else None
 
     def take(self, generation):
+        """The page's batch of actions, [] after WAIT_S without any; None for an earlier page."""
         with self.lock:
-            while generation == self.generation and self.job is None:
-                self.lock.wait()
+            self.lock.wait_for(lambda: generation != self.generation or self.actions,
+                               timeout=self.WAIT_S)
             if generation != self.generation:
                 return None
-            job, self.job = self.job, None
-            return job
+            actions, self.actions = self.actions, []
+            return actions
 
-    def finish(self, job_id):
+    def stop(self, browser):
+        if browser:
+            browser.stop()
+            with self.lock:
+                self.live.discard(browser)
+
+    def stop_all(self):
         with self.lock:
-            self.job = None  # a job nobody took (the browser died) is not handed later
-            self.finished.add(job_id)
-            self.lock.notify_all()
+            self.closed = True
+            browsers = list(self.live)
+        for browser in browsers:
+            self.stop(browser)
+        self.server.shutdown()
 
-    def wait_finished(self, job_id, generation):
+
+class Drivers:
+    """drivers[k]: the browser of a trace's partition k (0: its runner's), made when a trace
+    first needs it and kept for the next ones."""
+
+    def __init__(self, name, command, env, restart_every):
+        self.made = lambda: Driver(name, command, env, restart_every)
+        self.lock = threading.Lock()
+        self.drivers = []
+
+    def first(self, count):
         with self.lock:
-            while job_id not in self.finished and generation == self.generation:
-                self.lock.wait()
-            self.finished.discard(job_id)
+            while len(self.drivers) < count:
+                self.drivers.append(self.made())
+            return self.drivers[:count]
+
+    def stop_all(self):
+        with self.lock:
+            drivers = list(self.drivers)
+        for driver in drivers:
+            driver.stop_all()
 
 
-def serve_traces(name, command, timeout, env, page, restart_every):
-    """--serve: answers each request line of stdin with a line on stdout until stdin ends. A trace
-    that times out, or whose browser has died, gets a fresh browser, as does every
-    `restart_every`-th trace. A trace with more partitions than one also has a browser per other
-    partition (each with a driver page of its own, started when a trace first needs it and kept
-    for the next ones), in which its partition pages open as its runner does in the first."""
-    drivers = []  # drivers[k]: the browser of a trace's partition k (0: its runner's)
+class Answers:
+    """stdout: one line per answer, whole, whichever thread writes it."""
+
+    def __init__(self):
+        self.lock = threading.Lock()
+
+    def write(self, request_id, code, message):
+        answer = {} if request_id is None else {"id": request_id}
+        answer.update({"exit": code, "message": message})
+        with self.lock:
+            sys.stdout.write(json.dumps(answer) + "\n")
+            sys.stdout.flush()
+
+
+class InFlight:
+    """The traces replayed at once, in threads of their own, at most `limit`."""
+
+    def __init__(self, limit):
+        self.limit = limit
+        self.count = 0
+        self.lock = threading.Condition()
+
+    def start(self, work):
+        with self.lock:
+            self.lock.wait_for(lambda: self.count < self.limit)
+            self.count += 1
+        threading.Thread(target=self.run, args=(work,), daemon=True).start()
+
+    def run(self, work):
+        try:
+            work()
+        finally:
+            with self.lock:
+                self.count -= 1
+                self.lock.notify_all()
+
+    def wait_idle(self):
+        with self.lock:
+            self.lock.wait_for(lambda: self.count == 0)
+
+
+def serve_traces(name, command, timeout, env, page, restart_every, max_in_flight=16):
+    """--serve: answers each request line of stdin with a line on stdout until stdin ends, then
+    answers the traces still in flight. A request with an "id" is replayed beside the others
+    (at most `max_in_flight` at once) and answered, with its id, when it is done; one without is
+    replayed once everything before it is answered, and answered before the next line is read.
+    A trace with more partitions than one also has a browser per other partition (Drivers)."""
+    drivers = Drivers(name, command, env, restart_every)
     # Ended by a signal (a campaign stopped by hand), the browsers go too, not orphaned.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
     try:
-        return serve_requests(name, command, timeout, env, page, restart_every, drivers)
+        return serve_requests(drivers, timeout, page, max_in_flight)
     finally:
-        for driver in drivers:
-            driver.stop_browser()
-            driver.server.shutdown()
+        drivers.stop_all()
 
 
-def serve_requests(name, command, timeout, env, page, restart_every, drivers):
-    """serve_traces' loop: one answer per request line until stdin ends."""
+def serve_requests(drivers, timeout, page, max_in_flight):
+    """serve_traces' loop: one answer per request line."""
+    answers, flights = Answers(), InFlight(max_in_flight)
     for job_id in itertools.count():
         line = sys.stdin.readline()
         if not line:
             break
-        try:
-            request = json.loads(line)
-            trace_path, log_path = request["trace"], request["log"]
-        except (ValueError, KeyError, TypeError):
-            answer = (2, f"not a request: {line.strip()[:200]}: "
-                         'expected {"trace": PATH, "log": PATH}')
+        request_id, request, bad = parse_request(line)
+        if request_id is None:  # in order: after everything before it is answered
+            flights.wait_idle()
+        work = functools.partial(serve_request, request, job_id, request_id, drivers, timeout,
+                                 page, answers)
+        if bad:
+            answers.write(request_id, 2, bad)
+        elif request_id is None:
+            work()
         else:
-            trace, failed = read_trace(trace_path)
-            answer = failed or serve_one(trace, log_path, job_id, name, command, timeout, env,
-                                         page, restart_every, drivers)
-        sys.stdout.write(json.dumps({"exit": answer[0], "message": answer[1]}) + "\n")
-        sys.stdout.flush()
+            flights.start(work)
+    flights.wait_idle()
     return 0
 
 
-def serve_one(trace, log_path, job_id, name, command, timeout, env, page, restart_every,
-              drivers):
-    """One trace of --serve: its runner page in drivers[0]'s browser, the page of its k-th
-    other partition in drivers[k]'s. Returns the exit code and message."""
+def parse_request(line):
+    """(id or None, request, None), or (id or None, None, why the line is no request)."""
+    expected = 'expected {"trace": PATH, "log": PATH} and an optional "id"'
+    try:
+        request = json.loads(line)
+    except ValueError:
+        request = None
+    if not isinstance(request, dict):
+        return None, None, f"not a request: {line.strip()[:200]}: {expected}"
+    request_id = request.get("id")
+    if "id" in request and (not isinstance(request_id, (int, str)) or
+                            isinstance(request_id, bool)):
+        return request_id, None, f"the id is neither an integer nor a string: {expected}"
+    if not all(isinstance(request.get(k), str) for k in ("trace", "log")):
+        return request_id, None, f"not a request: {line.strip()[:200]}: {expected}"
+    return request_id, request, None
+
+
+def serve_request(request, job_id, request_id, drivers, timeout, page, answers):
+    """Replays one request's trace and writes its answer; then stops the browsers that it was
+    the last trace of (after the answer: their stopping delays no one)."""
+    stale = []
+    # A re-run that settles longer (adapters/README.md, "Serving many traces"): every quiet, limit
+    # and timer budget of the page, and the time it has, that many times longer.
+    scale = request.get("settleScale")
+    if isinstance(scale, (int, float)) and not isinstance(scale, bool) and scale > 0:
+        page, timeout = dict(page, settleScale=str(scale)), timeout * max(1, scale)
+    try:
+        trace, failed = read_trace(request["trace"])
+        code, message = failed or serve_one(trace, request["log"], job_id, drivers, timeout,
+                                            page, stale)
+    except Exception as e:  # an answer all the same: the client waits for one per request
+        code, message = 1, f"the server failed: {e!r}"
+    answers.write(request_id, code, message)
+    for driver, browser in stale:
+        driver.stop(browser)
+
+
+def serve_one(trace, log_path, job_id, drivers, timeout, page, stale):
+    """One trace of --serve: its runner page in drivers[0]'s browser, the page of its k-th other
+    partition in drivers[k]'s. Returns the exit code and message; adds to `stale` the
+    (driver, browser) pairs to stop."""
     result = {}
     done = threading.Event()
     server = serve(trace, result, done)
     port = server.server_address[1]
     urls = [runner_url(port, page)] + [partition_url(port, p, page)
                                        for p in partitions_of(trace)[1:]]
-    while len(drivers) < len(urls):
-        drivers.append(Driver())
-    for driver, url in zip(drivers, urls):
-        driver.ensure_browser(name, command, env, restart_every)
-        driver.hand(job_id, url)
-    finished = done.wait(timeout)
-    for driver in drivers[:len(urls)]:
-        driver.finish(job_id)
-    server.shutdown()
-    if not finished:  # a browser may be stuck: the next trace gets new ones
-        for driver in drivers[:len(urls)]:
-            driver.stop_browser()
-    return outcome(result, finished, timeout, log_path)
+    held, failure = [], None
+    try:
+        # In partition order on every trace, so that no two traces wait for each other.
+        for driver in drivers.first(len(urls)):
+            stale.append((driver, driver.acquire(job_id)))
+            held.append(driver)
+        for driver, url in zip(held, urls):
+            driver.hand(job_id, url)
+        failure = wait_for_result(done, held, timeout)
+    finally:
+        # After a timeout any of its browsers may be stuck: they take no more traces. (One that
+        # died is replaced anyway; the others are well.)
+        stuck = failure is not None and all(d.died() is None for d in held)
+        for driver in held:
+            stale.append((driver, driver.release(job_id, fresh_browser=stuck)))
+        server.shutdown()
+        server.server_close()
+    return failure or outcome(result, True, timeout, log_path)
+
+
+def wait_for_result(done, drivers, timeout):
+    """None once the page has posted its result; else the exit code and message of a trace
+    whose browser died (seen within POLL_S) or that timed out."""
+    deadline = time.monotonic() + timeout
+    while not done.wait(min(POLL_S, max(0, deadline - time.monotonic()))):
+        for k, driver in enumerate(drivers):
+            code = driver.died()
+            if code is not None:
+                where = f" of the trace's partition {k + 1}" if k else ""
+                return 1, f"the browser{where} died (exit {code}) before the page posted a result"
+        if time.monotonic() >= deadline:
+            return outcome({}, False, timeout, None)
+    return None

@@ -105,7 +105,11 @@ async function main() {
   const [shortQuiet, longQuiet] = [quietFor(QUIET_MS), quietFor(FIRST_CALL_QUIET_MS)];
   const firstCalls = firstLockCallSettles(trace.steps, trace.agents);
   const quietAfter = (i) => (firstCalls.has(i) ? longQuiet : shortQuiet);
-  const budget = (i) => stepBudget(firstCalls.has(i) ? FIRST_CALL_QUIET_MS : QUIET_MS);
+  // Asked when the first timer-making step begins (Clock.message): the quiet that the round trips
+  // measured by then ask for, so that on a loaded machine (or beside other traces in this
+  // browser, launch.py --serve) the plan's budgets are as long as settling has become.
+  const budget = (i) =>
+    stepBudget(roundTrips.quiet(firstCalls.has(i) ? FIRST_CALL_QUIET_MS : QUIET_MS));
   const clock = new Clock(trace.steps, { stepMs: budget, slotMs: budget },
     (message) => recorder.error(`timers: ${message}`));
   await replaySteps(trace.steps, recorder, {

@@ -18,9 +18,12 @@ struct TargetEntry {
   std::string description;
   std::string command;               // with {trace}, {log} and {adapters}, not yet split
   std::optional<std::string> serve;  // the command that replays many traces, if any
-  std::string profile = "mixed";     // gen's profile of what the target can express
-  std::string without;               // gen's --without for it
-  bool partial = false;              // check reads its logs as --partial
+  // How many traces one `serve` process takes in flight at once (requests with an "id", answered
+  // in any order: adapters/README.md, "Serving many traces"); 1: one at a time, without ids.
+  int serve_at_once = 1;
+  std::string profile = "mixed";  // gen's profile of what the target can express
+  std::string without;            // gen's --without for it
+  bool partial = false;           // check reads its logs as --partial
   // How many traces it takes in flight at once per core, where its runs are isolated from each
   // other: `fuzz --target`'s default --jobs is this times the cores lockstep may run on; none
   // (a target that does not say its runs can share a machine): 1 (adapters/README.md, "Shards
