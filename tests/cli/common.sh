@@ -80,3 +80,18 @@ campaign_targets() {
     "serve": "python3 $toy/serve-impl.py $lockstep --delay 0.4$$"}}}
 JSON
 }
+# A campaign started in the background, stopped by SIGTERM once AFTER traces are in, then
+# resumed: exit 143 with a summary that says so, and the resumed summary the REFERENCE's.
+stopped_and_resumed() {  # REFERENCE OUT AFTER COUNT description campaign-args...
+  local reference=$1 out=$2 after=$3 count=$4 what=$5
+  shift 5
+  "$lockstep" "$@" --out "$out" > /dev/null 2>&1 &
+  stop_after "$after" TERM $! "$out"
+  wait $!
+  local code=$?
+  [ $code -eq 143 ] || { echo "FAIL $what stopped by SIGTERM: exit $code, expected 143"; fail=1; }
+  summary "$out" "s['stoppedBy'] == 'SIGTERM' and s['traces'] < $count" \
+    || { echo "FAIL $what stopped by SIGTERM: summary.json does not say so"; fail=1; }
+  check 1 "$what --resume" "$lockstep" "$@" --out "$out" --resume
+  same_as "$reference" "$out" "$what stopped and resumed"
+}

@@ -70,14 +70,6 @@ summary "$tmp/garbler" "s['traces'] == 3 and s['adapterFailures'] == 3 and 'not 
 # Stopped by SIGTERM with traces in flight, then resumed: the campaign run without a stop.
 slow=(fuzz --targets "$tmp/targets.json" --target slow --seed 100 --steps 25 --count 12 --shrink 0 --reruns 0)
 check 1 "slow at once" "$lockstep" "${slow[@]}" --jobs 1 --out "$tmp/slow"
-"$lockstep" "${slow[@]}" --jobs 4 --out "$tmp/stopped" > /dev/null 2>&1 &
-stop_after 3 TERM $! "$tmp/stopped"
-wait $!
-code=$?
-[ $code -eq 143 ] || { echo "FAIL --jobs 4 stopped by SIGTERM: exit $code, expected 143"; fail=1; }
-summary "$tmp/stopped" "s['stoppedBy'] == 'SIGTERM' and s['traces'] < 12" \
-  || { echo "FAIL --jobs 4 stopped by SIGTERM: summary.json does not say so"; fail=1; }
-check 1 "--jobs 4 --resume" "$lockstep" "${slow[@]}" --jobs 4 --out "$tmp/stopped" --resume
-same_as "$tmp/slow" "$tmp/stopped" "--jobs 4 stopped with traces in flight and resumed"
+stopped_and_resumed "$tmp/slow" "$tmp/stopped" 3 12 "--jobs 4 with traces in flight" "${slow[@]}" --jobs 4
 echo "in-flight: $([ $fail -eq 0 ] && echo ok || echo FAILED)"
 exit $fail

@@ -53,15 +53,7 @@ same_as "$tmp/whole" "$tmp/merged" "three shards merged"
 # --jobs stopped by SIGTERM, then resumed with --jobs.
 slow=(fuzz --targets "$tmp/targets.json" --target slow --steps 25 --shrink 0 --count 15 --seed 100)
 check 1 "the slow campaign at once" "$lockstep" "${slow[@]}" --out "$tmp/slow"
-"$lockstep" "${slow[@]}" --jobs 3 --out "$tmp/stopped" > /dev/null 2>&1 &
-stop_after 5 TERM $! "$tmp/stopped"
-wait $!
-code=$?
-[ $code -eq 143 ] || { echo "FAIL --jobs 3 stopped by SIGTERM: exit $code, expected 143"; fail=1; }
-summary "$tmp/stopped" "s['stoppedBy'] == 'SIGTERM' and s['traces'] < 15" \
-  || { echo "FAIL --jobs 3 stopped by SIGTERM: summary.json does not say so"; fail=1; }
-check 1 "--jobs 3 --resume" "$lockstep" "${slow[@]}" --jobs 3 --out "$tmp/stopped" --resume
-same_as "$tmp/slow" "$tmp/stopped" "--jobs 3 stopped and resumed"
+stopped_and_resumed "$tmp/slow" "$tmp/stopped" 5 15 "--jobs 3" "${slow[@]}" --jobs 3
 
 # A campaign that ran in its default shards resumes in those shards, whatever the default is now
 # (another machine, another registry): slow with jobsPerCore 2, resumed with jobsPerCore 1.
